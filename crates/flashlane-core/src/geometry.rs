@@ -87,7 +87,7 @@ impl Geometry {
                 u32::MAX - 1
             ));
         }
-        if self.page_bytes % 512 != 0 {
+        if !self.page_bytes.is_multiple_of(512) {
             return Err("geometry.page_bytes must be a multiple of 512".into());
         }
         Ok(())

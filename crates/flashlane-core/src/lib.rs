@@ -1,5 +1,21 @@
 //! flashlane-core: a deterministic, discrete-event simulator of NAND-flash SSDs.
+//!
+//! The request journey mirrors `DESIGN.md`: trace reader -> host queue and host scheduler ->
+//! device queue -> HIL (page split) -> FTL (mapping, allocation, GC) -> device scheduler
+//! (per-chip queues) -> interconnect (path to the chip) -> flash timing -> completion.
 
+pub mod config;
+pub mod device;
+pub mod engine;
+pub mod error;
+pub mod ftl;
 pub mod geometry;
 pub mod host;
+pub mod interconnect;
+pub mod run;
+pub mod sim;
+pub mod stats;
 pub mod trace;
+
+pub use error::Error;
+pub use run::{run, run_with_progress, RunSpec};

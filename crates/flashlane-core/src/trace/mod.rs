@@ -127,3 +127,12 @@ pub fn open(path: &Path, format: TraceFormat) -> Result<Box<dyn TraceReader>, Tr
         }
     })
 }
+
+/// Decide the layout of `path` from its content. (Placeholder until the detection work lands:
+/// refuses to guess.)
+pub fn detect(path: &Path) -> Result<TraceFormat, TraceError> {
+    Err(TraceError::File {
+        path: path.to_path_buf(),
+        message: "layout detection is not available yet; pass --format (mqsim, ssdsim, disksim)".into(),
+    })
+}

@@ -1,0 +1,91 @@
+//! Human-readable summary and JSON output files.
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::Path;
+
+use flashlane_core::stats::{LatencyStats, Summary};
+use flashlane_core::Error;
+
+/// Write `value` as pretty JSON to `path` atomically: a temporary file renamed into place, so
+/// an error never leaves a half-written file.
+pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<(), Error> {
+    let fail = |e: String| Error::Output { path: path.display().to_string(), message: e };
+    let text = serde_json::to_string_pretty(value).map_err(|e| fail(e.to_string()))?;
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let file_name = path.file_name().ok_or_else(|| fail("not a file path".into()))?;
+    let temp = dir.join(format!(".{}.tmp", file_name.to_string_lossy()));
+    let result = (|| -> std::io::Result<()> {
+        let mut file = std::fs::File::create(&temp)?;
+        file.write_all(text.as_bytes())?;
+        file.write_all(b"\n")?;
+        file.sync_all()?;
+        std::fs::rename(&temp, path)
+    })();
+    if let Err(e) = result {
+        let _ = std::fs::remove_file(&temp);
+        return Err(fail(e.to_string()));
+    }
+    Ok(())
+}
+
+fn latency_row(out: &mut String, name: &str, l: &LatencyStats) {
+    let _ = writeln!(
+        out,
+        "  {name:<6} {:>9} {:>10.1} {:>10.1} {:>10.1} {:>10.1} {:>10.1}",
+        l.count, l.mean, l.p50, l.p99, l.p999, l.max
+    );
+}
+
+pub fn render_text(s: &Summary) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "flashlane: {} on {} ({})", s.trace.path, s.config.name, s.trace.format);
+    let _ = writeln!(
+        out,
+        "  host scheduler {} | device scheduler {} | interconnect {} | seed {}",
+        s.host_scheduler.name, s.device_scheduler, s.interconnect.name, s.seed
+    );
+    let _ = writeln!(
+        out,
+        "requests: {} measured ({} reads, {} writes), {} warm-up, {} records read",
+        s.requests.completed, s.requests.reads, s.requests.writes, s.requests.warmup, s.trace.records
+    );
+    let _ = writeln!(out, "latency (us)  {:>9} {:>10} {:>10} {:>10} {:>10} {:>10}", "count", "mean", "p50", "p99", "p99.9", "max");
+    latency_row(&mut out, "read", &s.latency_us.read);
+    latency_row(&mut out, "write", &s.latency_us.write);
+    latency_row(&mut out, "all", &s.latency_us.all);
+    let _ = writeln!(
+        out,
+        "time split (mean us): host queue {:.1}, device {:.1}",
+        s.time_split_us.host_queue, s.time_split_us.device
+    );
+    let _ = writeln!(
+        out,
+        "throughput: {:.0} IOPS, {:.2} MiB/s over {:.6} s simulated",
+        s.throughput.iops,
+        s.throughput.mib_per_s,
+        s.sim_time_ns as f64 / 1e9
+    );
+    let _ = writeln!(out, "chips: {} , utilization {:.1} %", s.chips.count, s.chips.utilization * 100.0);
+    let _ = writeln!(
+        out,
+        "conflicts: {} reads, {} writes; chip wait (us) read {:.1} write {:.1}; path wait (us) read {:.1} write {:.1}",
+        s.conflicts.read,
+        s.conflicts.write,
+        s.conflicts.read_chip_wait_us,
+        s.conflicts.write_chip_wait_us,
+        s.conflicts.read_path_wait_us,
+        s.conflicts.write_path_wait_us
+    );
+    let _ = writeln!(
+        out,
+        "flash: {} reads, {} programs, {} GC moves, {} erases; GC runs {}; WAF {:.3}",
+        s.flash.reads, s.flash.programs, s.flash.copybacks, s.flash.erases, s.gc.runs, s.waf
+    );
+    let _ = writeln!(
+        out,
+        "engine: {} events in {:.3} s ({:.0} requests/s); preconditioning {:.3} s",
+        s.engine.events, s.engine.wall_s, s.engine.requests_per_s, s.precondition.wall_s
+    );
+    out
+}

@@ -1,0 +1,278 @@
+//! Typed configuration: presets (TOML files under `presets/`), config files and `--set` overrides.
+//!
+//! Every key carries its unit in its name. Unknown keys are errors that name the key, the
+//! file and the line.
+
+mod presets;
+
+use serde::{Deserialize, Serialize};
+
+use crate::device::DeviceSchedulerConfig;
+use crate::geometry::{Geometry, Level};
+use crate::host::HostSchedulerConfig;
+use crate::interconnect::InterconnectConfig;
+use crate::Error;
+
+pub use presets::{preset_names, preset_text, PRESETS};
+
+/// A complete simulator configuration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// Short name of the modelled device.
+    pub name: String,
+    /// One-line description (shown by `flashlane presets`).
+    pub description: String,
+    /// Where the numbers come from.
+    pub source: String,
+    pub geometry: Geometry,
+    pub timing: Timing,
+    pub interconnect: InterconnectConfig,
+    pub ftl: FtlConfig,
+    #[serde(default)]
+    pub precondition: PreconditionConfig,
+    pub host: HostConfig,
+    pub device: DeviceConfig,
+}
+
+/// Flash and channel timings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Timing {
+    /// Time to send a command and address cycle to a chip over its channel.
+    pub command_transfer_ns: u64,
+    /// Array read time tR.
+    pub page_read_ns: u64,
+    /// Array program time tPROG.
+    pub page_program_ns: u64,
+    /// Block erase time tBERS.
+    pub block_erase_ns: u64,
+    /// Data rate of one channel (bytes per nanosecond; 0.333 = 333 MB/s).
+    pub channel_bytes_per_ns: f64,
+}
+
+/// Page allocation policy for writes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum AllocationConfig {
+    /// A logical page always lands on the plane the static order gives (first level fastest).
+    Static { order: [Level; 4] },
+    /// A write goes to the chip with the fewest queued flash transactions (ties: round-robin),
+    /// then round-robin over its dies and planes.
+    Dynamic {},
+}
+
+/// Flash translation layer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FtlConfig {
+    /// Share of physical pages hidden from the host (0.07 = 7 %).
+    pub overprovisioning_fraction: f64,
+    /// Garbage collection starts in a plane when its free blocks fall below this share of its blocks.
+    pub gc_threshold_fraction: f64,
+    pub allocation: AllocationConfig,
+    /// The static order host-side schedulers assume for location vectors, and the order used
+    /// for static allocation. Defaults to channel, chip, die, plane.
+    #[serde(default = "default_host_visible_order")]
+    pub host_visible_order: [Level; 4],
+}
+
+fn default_host_visible_order() -> [Level; 4] {
+    [Level::Channel, Level::Chip, Level::Die, Level::Plane]
+}
+
+/// Drive state before the trace starts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PreconditionConfig {
+    /// Write every logical page the trace touches before it starts (so reads hit mapped data).
+    #[serde(default = "yes")]
+    pub write_trace_footprint: bool,
+    /// Fill the drive to this share of its logical capacity (trace footprint first, then random
+    /// pages). 0 = only the footprint.
+    #[serde(default)]
+    pub fill_fraction: f64,
+    /// Age the drive with random overwrites of the filled pages until garbage collection is in
+    /// steady state (write amplification of two successive rounds within 2 %).
+    #[serde(default)]
+    pub age: bool,
+    /// Upper bound on aging rounds; each round overwrites a tenth of the filled pages.
+    #[serde(default = "default_age_rounds")]
+    pub age_max_rounds: u32,
+}
+
+fn yes() -> bool {
+    true
+}
+fn default_age_rounds() -> u32 {
+    50
+}
+
+impl Default for PreconditionConfig {
+    fn default() -> Self {
+        PreconditionConfig { write_trace_footprint: true, fill_fraction: 0.0, age: false, age_max_rounds: 50 }
+    }
+}
+
+/// Host side: the I/O scheduler queue in front of the device.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostConfig {
+    /// Requests the host scheduler queue holds; later arrivals wait in arrival order.
+    pub queue_length: u32,
+    pub scheduler: HostSchedulerConfig,
+}
+
+/// Device side: the submission queue and the per-chip transaction scheduler.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeviceConfig {
+    /// Requests the device accepts at once (NVMe submission-queue depth).
+    pub queue_depth: u32,
+    pub scheduler: DeviceSchedulerConfig,
+}
+
+impl Config {
+    /// Load a preset by name, apply `key=value` overrides.
+    pub fn from_preset(name: &str, overrides: &[(String, String)]) -> Result<Config, Error> {
+        let text = preset_text(name).ok_or_else(|| {
+            Error::Config(format!("unknown preset `{name}`; known presets: {}", preset_names().join(", ")))
+        })?;
+        Config::from_text(text, &format!("preset {name}"), overrides)
+    }
+
+    /// Load a config file, apply `key=value` overrides.
+    pub fn from_file(path: &std::path::Path, overrides: &[(String, String)]) -> Result<Config, Error> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Error::Config(format!("{}: cannot read config: {e}", path.display())))?;
+        Config::from_text(&text, &path.display().to_string(), overrides)
+    }
+
+    /// Parse TOML `text` (named `origin` in errors) and apply overrides.
+    pub fn from_text(text: &str, origin: &str, overrides: &[(String, String)]) -> Result<Config, Error> {
+        // First the file alone, so its errors carry its line numbers.
+        let config: Config = toml::from_str(text).map_err(|e| Error::Config(format!("{origin}: {e}")))?;
+        config.validate().map_err(|e| Error::Config(format!("{origin}: {e}")))?;
+        if overrides.is_empty() {
+            return Ok(config);
+        }
+        let mut table: toml::Table = toml::from_str(text).map_err(|e| Error::Config(format!("{origin}: {e}")))?;
+        for (key, value) in overrides {
+            apply_override(&mut table, key, value)?;
+        }
+        let config: Config = toml::Value::Table(table).try_into().map_err(|e: toml::de::Error| {
+            Error::Config(format!("{origin} with overrides {}: {}", describe(overrides), e.message()))
+        })?;
+        config
+            .validate()
+            .map_err(|e| Error::Config(format!("{origin} with overrides {}: {e}", describe(overrides))))?;
+        Ok(config)
+    }
+
+    /// Check values serde cannot: ranges and consistency. Messages name the key.
+    pub fn validate(&self) -> Result<(), String> {
+        self.geometry.validate()?;
+        let t = &self.timing;
+        if !(t.channel_bytes_per_ns.is_finite() && t.channel_bytes_per_ns > 0.0) {
+            return Err("timing.channel_bytes_per_ns must be a positive number".into());
+        }
+        let f = &self.ftl;
+        if !(0.0..0.9).contains(&f.overprovisioning_fraction) {
+            return Err("ftl.overprovisioning_fraction must be in [0, 0.9)".into());
+        }
+        if !(0.0..0.5).contains(&f.gc_threshold_fraction) {
+            return Err("ftl.gc_threshold_fraction must be in [0, 0.5)".into());
+        }
+        let spare_blocks = self.geometry.blocks_per_plane as f64 * f.overprovisioning_fraction;
+        if spare_blocks < 2.0 {
+            return Err(format!(
+                "ftl.overprovisioning_fraction {} leaves {:.1} spare blocks per plane; garbage collection needs at least 2",
+                f.overprovisioning_fraction, spare_blocks
+            ));
+        }
+        for order in [Some(&f.host_visible_order), match &f.allocation {
+            AllocationConfig::Static { order } => Some(order),
+            AllocationConfig::Dynamic {} => None,
+        }]
+        .into_iter()
+        .flatten()
+        {
+            for level in [Level::Channel, Level::Chip, Level::Die, Level::Plane] {
+                if !order.contains(&level) {
+                    return Err(format!("allocation order {order:?} must name channel, chip, die and plane once each"));
+                }
+            }
+        }
+        let p = &self.precondition;
+        if !(0.0..=1.0).contains(&p.fill_fraction) {
+            return Err("precondition.fill_fraction must be in [0, 1]".into());
+        }
+        if self.host.queue_length == 0 {
+            return Err("host.queue_length must be at least 1".into());
+        }
+        if self.device.queue_depth == 0 {
+            return Err("device.queue_depth must be at least 1".into());
+        }
+        Ok(())
+    }
+
+    /// The static allocation order (the host-visible order when allocation is dynamic).
+    pub fn static_order(&self) -> [Level; 4] {
+        match &self.ftl.allocation {
+            AllocationConfig::Static { order } => *order,
+            AllocationConfig::Dynamic {} => self.ftl.host_visible_order,
+        }
+    }
+}
+
+fn describe(overrides: &[(String, String)]) -> String {
+    overrides.iter().map(|(k, v)| format!("--set {k}={v}")).collect::<Vec<_>>().join(" ")
+}
+
+/// Parse `key=value` as given on the command line.
+pub fn parse_override(text: &str) -> Result<(String, String), Error> {
+    match text.split_once('=') {
+        Some((key, value)) if !key.trim().is_empty() => Ok((key.trim().to_string(), value.trim().to_string())),
+        _ => Err(Error::Config(format!("--set {text}: expected key=value, e.g. ftl.overprovisioning_fraction=0.2"))),
+    }
+}
+
+/// Set dotted `key` in `table` to `value` (read as a TOML value, else as a string). The key's
+/// parent must exist and, unless the parent is a tagged policy table, the key too: a typo is an
+/// error, not a silently added key.
+fn apply_override(table: &mut toml::Table, key: &str, value: &str) -> Result<(), Error> {
+    let parsed: toml::Value = toml::from_str::<toml::Table>(&format!("v = {value}"))
+        .ok()
+        .and_then(|mut t| t.remove("v"))
+        .unwrap_or_else(|| toml::Value::String(value.to_string()));
+    let parts: Vec<&str> = key.split('.').collect();
+    let mut current = table;
+    for (i, part) in parts.iter().enumerate() {
+        if i + 1 == parts.len() {
+            let is_policy_table = current.contains_key("kind");
+            if !current.contains_key(*part) && !is_policy_table {
+                let known: Vec<&String> = current.keys().collect();
+                return Err(Error::Config(format!(
+                    "--set {key}={value}: unknown key `{part}`; keys here: {}",
+                    known.iter().map(|k| k.as_str()).collect::<Vec<_>>().join(", ")
+                )));
+            }
+            if *part == "kind" {
+                // A new policy kind: drop the old kind's parameters, the new one takes its defaults.
+                current.clear();
+            }
+            current.insert(part.to_string(), parsed);
+            return Ok(());
+        }
+        current = match current.get_mut(*part) {
+            Some(toml::Value::Table(t)) => t,
+            _ => {
+                return Err(Error::Config(format!(
+                    "--set {key}={value}: `{}` is not a section of the config",
+                    parts[..=i].join(".")
+                )))
+            }
+        };
+    }
+    Ok(())
+}

@@ -1,0 +1,39 @@
+//! IOS: transactions start strictly in arrival order over the whole device.
+
+use std::collections::VecDeque;
+
+use super::{DeviceScheduler, Transaction};
+
+pub struct InOrder {
+    queue: VecDeque<Transaction>,
+    queued: Vec<u32>,
+}
+
+impl InOrder {
+    pub fn new(chips: u32) -> Self {
+        InOrder { queue: VecDeque::with_capacity(1024), queued: vec![0; chips as usize] }
+    }
+}
+
+impl DeviceScheduler for InOrder {
+    fn enqueue(&mut self, txn: Transaction) {
+        self.queued[txn.chip as usize] += 1;
+        self.queue.push_back(txn);
+    }
+
+    // The head goes when its die is idle; while it waits, nothing behind it may start
+    // ("If the chip is busy, it waits until the chip becomes idle", SOS Sec. II-A).
+    fn next(&mut self, _chip: u32, die_busy: &[bool]) -> Option<Transaction> {
+        let head = self.queue.front()?;
+        if die_busy[head.die as usize] {
+            return None;
+        }
+        let txn = self.queue.pop_front()?;
+        self.queued[txn.chip as usize] -= 1;
+        Some(txn)
+    }
+
+    fn queued_per_chip(&self) -> &[u32] {
+        &self.queued
+    }
+}

@@ -1,0 +1,107 @@
+//! Device-side transaction scheduling: the queues between the FTL and the flash chips.
+//!
+//! Every device scheduler implements [`DeviceScheduler`]; [`DeviceSchedulerConfig`] lists them.
+
+mod in_order;
+mod out_of_order;
+
+use serde::{Deserialize, Serialize};
+
+pub use in_order::InOrder;
+pub use out_of_order::OutOfOrder;
+
+/// Marks a transaction that belongs to no host request (garbage collection).
+pub const NO_REQUEST: u32 = u32::MAX;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TxnKind {
+    /// Command, array read (tR), data transfer out.
+    Read,
+    /// Command and data transfer in, array program (tPROG).
+    Program,
+    /// GC page move inside a plane: command, tR, command, tPROG; no data crosses the channel.
+    Copyback,
+    /// Command, block erase (tBERS).
+    Erase,
+}
+
+/// One flash operation waiting for or running on a die.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Transaction {
+    pub kind: TxnKind,
+    /// Host request it serves, or [`NO_REQUEST`].
+    pub request: u32,
+    pub chip: u32,
+    /// Global die index.
+    pub die: u32,
+    /// Bytes moved over the channel (the part of the page the request touches).
+    pub bytes: u32,
+    /// When it entered the device scheduler.
+    pub enqueued_ns: u64,
+}
+
+/// Contract: every enqueued transaction is returned exactly once by [`DeviceScheduler::next`],
+/// only when its die is idle. A scheduler may reorder transactions but never drops one.
+pub trait DeviceScheduler {
+    fn enqueue(&mut self, txn: Transaction);
+    /// A die of `chip` became idle or a transaction for `chip` arrived: return a transaction
+    /// that may start now (its die is idle per `die_busy`), or `None`. Called repeatedly until
+    /// `None`.
+    fn next(&mut self, chip: u32, die_busy: &[bool]) -> Option<Transaction>;
+    /// Transactions queued (not yet started) for each chip.
+    fn queued_per_chip(&self) -> &[u32];
+}
+
+/// Device scheduler choice in a config (`[device.scheduler] kind = "out_of_order"`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum DeviceSchedulerConfig {
+    /// IOS of the SOS paper: one queue in arrival order; the head waits for its chip and
+    /// blocks everything behind it.
+    InOrder {},
+    /// HOS of the SOS paper: one FIFO queue per chip; any idle chip takes its own queue's head.
+    OutOfOrder {},
+}
+
+impl DeviceSchedulerConfig {
+    pub fn name(&self) -> &'static str {
+        match self {
+            DeviceSchedulerConfig::InOrder {} => "in_order",
+            DeviceSchedulerConfig::OutOfOrder {} => "out_of_order",
+        }
+    }
+
+    pub fn build(&self, chips: u32) -> AnyDeviceScheduler {
+        match self {
+            DeviceSchedulerConfig::InOrder {} => AnyDeviceScheduler::InOrder(InOrder::new(chips)),
+            DeviceSchedulerConfig::OutOfOrder {} => AnyDeviceScheduler::OutOfOrder(OutOfOrder::new(chips)),
+        }
+    }
+}
+
+/// Every device scheduler, for static dispatch.
+pub enum AnyDeviceScheduler {
+    InOrder(InOrder),
+    OutOfOrder(OutOfOrder),
+}
+
+impl DeviceScheduler for AnyDeviceScheduler {
+    fn enqueue(&mut self, txn: Transaction) {
+        match self {
+            AnyDeviceScheduler::InOrder(s) => s.enqueue(txn),
+            AnyDeviceScheduler::OutOfOrder(s) => s.enqueue(txn),
+        }
+    }
+    fn next(&mut self, chip: u32, die_busy: &[bool]) -> Option<Transaction> {
+        match self {
+            AnyDeviceScheduler::InOrder(s) => s.next(chip, die_busy),
+            AnyDeviceScheduler::OutOfOrder(s) => s.next(chip, die_busy),
+        }
+    }
+    fn queued_per_chip(&self) -> &[u32] {
+        match self {
+            AnyDeviceScheduler::InOrder(s) => s.queued_per_chip(),
+            AnyDeviceScheduler::OutOfOrder(s) => s.queued_per_chip(),
+        }
+    }
+}

@@ -1,0 +1,43 @@
+//! HOS: one FIFO queue per chip; an idle chip starts its own queue's head.
+
+use std::collections::VecDeque;
+
+use super::{DeviceScheduler, Transaction};
+
+pub struct OutOfOrder {
+    queues: Vec<VecDeque<Transaction>>,
+    queued: Vec<u32>,
+}
+
+impl OutOfOrder {
+    pub fn new(chips: u32) -> Self {
+        OutOfOrder {
+            queues: (0..chips).map(|_| VecDeque::with_capacity(64)).collect(),
+            queued: vec![0; chips as usize],
+        }
+    }
+}
+
+impl DeviceScheduler for OutOfOrder {
+    fn enqueue(&mut self, txn: Transaction) {
+        self.queued[txn.chip as usize] += 1;
+        self.queues[txn.chip as usize].push_back(txn);
+    }
+
+    // In order within a chip: the head waits for its die (dies of a chip interleave only as
+    // far as the head order allows).
+    fn next(&mut self, chip: u32, die_busy: &[bool]) -> Option<Transaction> {
+        let queue = &mut self.queues[chip as usize];
+        let head = queue.front()?;
+        if die_busy[head.die as usize] {
+            return None;
+        }
+        let txn = queue.pop_front()?;
+        self.queued[chip as usize] -= 1;
+        Some(txn)
+    }
+
+    fn queued_per_chip(&self) -> &[u32] {
+        &self.queued
+    }
+}

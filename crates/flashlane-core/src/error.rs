@@ -1,0 +1,19 @@
+//! The crate's error type: every failure names what was wrong and where.
+
+use crate::trace::TraceError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A config file, preset or override that cannot be used.
+    #[error("{0}")]
+    Config(String),
+    /// A trace that cannot be read correctly.
+    #[error(transparent)]
+    Trace(#[from] TraceError),
+    /// A request the simulated device cannot serve (e.g. past its capacity).
+    #[error("{0}")]
+    Workload(String),
+    /// An output file that cannot be written.
+    #[error("{path}: {message}")]
+    Output { path: String, message: String },
+}

@@ -1,0 +1,93 @@
+//! Page-level logical -> physical map whose memory grows with the logical pages touched.
+
+/// Entries per lazily allocated chunk.
+const CHUNK_BITS: u32 = 16;
+const CHUNK: usize = 1 << CHUNK_BITS;
+
+/// A chunked array of `u32` values, 0 meaning "unset"; a chunk is allocated on its first write.
+#[derive(Debug, Default)]
+pub struct ChunkedTable {
+    chunks: Vec<Option<Box<[u32]>>>,
+    allocated_chunks: usize,
+}
+
+impl ChunkedTable {
+    pub fn new(len: u64) -> Self {
+        let chunks = len.div_ceil(CHUNK as u64) as usize;
+        ChunkedTable { chunks: (0..chunks).map(|_| None).collect(), allocated_chunks: 0 }
+    }
+
+    pub fn get(&self, index: u64) -> u32 {
+        match &self.chunks[(index >> CHUNK_BITS) as usize] {
+            Some(chunk) => chunk[(index as usize) & (CHUNK - 1)],
+            None => 0,
+        }
+    }
+
+    pub fn set(&mut self, index: u64, value: u32) {
+        let slot = &mut self.chunks[(index >> CHUNK_BITS) as usize];
+        if slot.is_none() {
+            if value == 0 {
+                return;
+            }
+            *slot = Some(vec![0u32; CHUNK].into_boxed_slice());
+            self.allocated_chunks += 1;
+        }
+        if let Some(chunk) = slot {
+            chunk[(index as usize) & (CHUNK - 1)] = value;
+        }
+    }
+
+    /// Bytes held by allocated chunks.
+    pub fn allocated_bytes(&self) -> u64 {
+        (self.allocated_chunks * CHUNK * 4) as u64
+    }
+}
+
+/// Logical page -> physical page map. Physical page numbers are stored plus one (0 = unmapped).
+#[derive(Debug)]
+pub struct PageMap {
+    table: ChunkedTable,
+    logical_pages: u64,
+}
+
+impl PageMap {
+    pub fn new(logical_pages: u64) -> Self {
+        PageMap { table: ChunkedTable::new(logical_pages), logical_pages }
+    }
+
+    pub fn logical_pages(&self) -> u64 {
+        self.logical_pages
+    }
+
+    pub fn get(&self, lpn: u64) -> Option<u32> {
+        match self.table.get(lpn) {
+            0 => None,
+            v => Some(v - 1),
+        }
+    }
+
+    pub fn set(&mut self, lpn: u64, ppn: u32) {
+        self.table.set(lpn, ppn + 1);
+    }
+
+    pub fn allocated_bytes(&self) -> u64 {
+        self.table.allocated_bytes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memory_grows_with_touched_pages_only() {
+        // A 1 TiB drive of 4 KiB pages: 2^28 logical pages, nothing allocated up front.
+        let mut map = PageMap::new(1 << 28);
+        assert_eq!(map.allocated_bytes(), 0);
+        assert_eq!(map.get(123_456_789), None);
+        map.set(123_456_789, 42);
+        assert_eq!(map.get(123_456_789), Some(42));
+        assert_eq!(map.allocated_bytes(), (CHUNK * 4) as u64);
+    }
+}

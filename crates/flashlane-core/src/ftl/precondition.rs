@@ -1,0 +1,168 @@
+//! Preconditioning: put the drive in a stated state before the trace starts, in bulk (no
+//! event simulation), so a 128 GB drive takes seconds.
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::Serialize;
+
+use super::Ftl;
+use crate::config::PreconditionConfig;
+use crate::Error;
+
+/// Set of logical pages a trace touches, one bit per logical page.
+#[derive(Debug, Clone)]
+pub struct Footprint {
+    words: Vec<u64>,
+    pages: u64,
+}
+
+impl Footprint {
+    pub fn new(logical_pages: u64) -> Self {
+        Footprint { words: vec![0; logical_pages.div_ceil(64) as usize], pages: 0 }
+    }
+
+    /// Mark `lpn`; returns false if it is past the end.
+    pub fn insert(&mut self, lpn: u64) -> bool {
+        let Some(word) = self.words.get_mut((lpn / 64) as usize) else { return false };
+        let bit = 1u64 << (lpn % 64);
+        if *word & bit == 0 {
+            *word |= bit;
+            self.pages += 1;
+        }
+        true
+    }
+
+    pub fn contains(&self, lpn: u64) -> bool {
+        self.words.get((lpn / 64) as usize).is_some_and(|w| w & (1 << (lpn % 64)) != 0)
+    }
+
+    /// Distinct logical pages marked.
+    pub fn pages(&self) -> u64 {
+        self.pages
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = u64> + '_ {
+        self.words.iter().enumerate().flat_map(|(i, w)| {
+            let mut bits = *w;
+            std::iter::from_fn(move || {
+                if bits == 0 {
+                    return None;
+                }
+                let b = bits.trailing_zeros() as u64;
+                bits &= bits - 1;
+                Some(i as u64 * 64 + b)
+            })
+        })
+    }
+}
+
+/// What preconditioning did (reported in the summary).
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct PreconditionReport {
+    /// Logical pages of the trace's footprint written before the run.
+    pub footprint_pages: u64,
+    /// Further logical pages written to reach `fill_fraction`.
+    pub fill_pages: u64,
+    /// Aging rounds run (each overwrites a tenth of the filled pages at random).
+    pub age_rounds: u32,
+    /// Write amplification of the last aging round (0 when not aged).
+    pub age_final_waf: f64,
+    /// Wall-clock seconds spent preconditioning.
+    pub wall_s: f64,
+}
+
+/// Fill the drive: the footprint first (in logical order), then pages in a seeded pseudo-random
+/// order up to `fill_fraction` of logical capacity; then optionally age it.
+pub fn precondition(
+    ftl: &mut Ftl,
+    config: &PreconditionConfig,
+    footprint: Option<&Footprint>,
+    seed: u64,
+) -> Result<PreconditionReport, Error> {
+    let started = std::time::Instant::now();
+    let mut report = PreconditionReport::default();
+    let logical = ftl.logical_pages();
+    let chips = ftl.geometry.chips() as usize;
+    let no_load = vec![0u32; chips];
+    let mut gc_ops = Vec::new();
+    let mut written = Footprint::new(logical);
+    if let Some(footprint) = footprint.filter(|_| config.write_trace_footprint) {
+        for lpn in footprint.iter() {
+            ftl.write(lpn, &no_load, &mut gc_ops)?;
+            gc_ops.clear();
+            written.insert(lpn);
+        }
+        report.footprint_pages = written.pages();
+    }
+    let target = (config.fill_fraction * logical as f64) as u64;
+    if written.pages() < target {
+        // Visit logical pages in the order of a full-period affine permutation, seeded.
+        let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5052_4543_4f4e_4431);
+        let step = coprime_step(logical, rng.random_range(1..logical.max(2)));
+        let mut lpn = rng.random_range(0..logical);
+        for _ in 0..logical {
+            if written.pages() >= target {
+                break;
+            }
+            if !written.contains(lpn) {
+                ftl.write(lpn, &no_load, &mut gc_ops)?;
+                gc_ops.clear();
+                written.insert(lpn);
+                report.fill_pages += 1;
+            }
+            lpn = (lpn + step) % logical;
+        }
+    }
+    if config.age && written.pages() > 0 {
+        let filled: Vec<u64> = written.iter().collect();
+        let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x4147_494e_4721);
+        let round_writes = (filled.len() as u64 / 10).max(1);
+        let mut last_waf = 0.0;
+        for round in 0..config.age_max_rounds {
+            let before = ftl.counters();
+            for _ in 0..round_writes {
+                let lpn = filled[rng.random_range(0..filled.len())];
+                ftl.write(lpn, &no_load, &mut gc_ops)?;
+                gc_ops.clear();
+            }
+            let after = ftl.counters();
+            let host = (after.host_page_writes - before.host_page_writes) as f64;
+            let moved = (after.gc_pages_moved - before.gc_pages_moved) as f64;
+            let waf = (host + moved) / host;
+            report.age_rounds = round + 1;
+            report.age_final_waf = waf;
+            // Steady state: GC is running and write amplification has stopped moving.
+            if moved > 0.0 && (waf - last_waf).abs() <= 0.02 * waf {
+                break;
+            }
+            last_waf = waf;
+        }
+    }
+    ftl.reset_counters();
+    report.wall_s = started.elapsed().as_secs_f64();
+    Ok(report)
+}
+
+/// The smallest step >= `start` that is coprime with `n`, so `lpn += step (mod n)` visits every page.
+fn coprime_step(n: u64, start: u64) -> u64 {
+    if n <= 1 {
+        return 1;
+    }
+    let mut step = start.max(1) % n;
+    loop {
+        if step == 0 {
+            step = 1;
+        }
+        if gcd(step, n) == 1 {
+            return step;
+        }
+        step = (step + 1) % n;
+    }
+}
+
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}

@@ -1,0 +1,25 @@
+//! The baseline multi-channel shared bus: one bus per channel, chips of a channel take turns.
+
+use super::{Grant, Interconnect, InterconnectReport, Links, Transfer};
+use crate::config::Timing;
+use crate::geometry::Geometry;
+
+pub struct SharedBus {
+    links: Links,
+    chips_per_channel: u32,
+}
+
+impl SharedBus {
+    pub fn new(geometry: &Geometry, timing: &Timing) -> Self {
+        SharedBus { links: Links::new(geometry.channels as usize, timing), chips_per_channel: geometry.chips_per_channel }
+    }
+}
+
+impl Interconnect for SharedBus {
+    fn transfer(&mut self, now_ns: u64, chip: u32, what: Transfer) -> Grant {
+        self.links.reserve(now_ns, (chip / self.chips_per_channel) as usize, what)
+    }
+    fn report(&self) -> InterconnectReport {
+        self.links.report()
+    }
+}

@@ -1,0 +1,687 @@
+//! The simulation proper: wires trace, host scheduler, HIL, FTL, device scheduler,
+//! interconnect and flash timing together around the event queue.
+
+use crate::config::Config;
+use crate::device::{AnyDeviceScheduler, DeviceScheduler, Transaction, TxnKind, NO_REQUEST};
+use crate::engine::EventQueue;
+use crate::ftl::{Ftl, FtlCounters, GcOp};
+use crate::geometry::{Geometry, StaticMap};
+use crate::host::{AnyHostScheduler, HostRequest, HostScheduler, HostView, RequestId};
+use crate::interconnect::{AnyInterconnect, Interconnect, Transfer};
+use crate::stats::{
+    ChipStats, ConflictStats, FlashCounts, GcStats, LatencyByOp, LatencyRecorder, RequestCounts, Throughput,
+    TimeSplit,
+};
+use crate::trace::{Op, TraceRecord};
+use crate::Error;
+
+#[derive(Debug, Clone, Copy)]
+enum Event {
+    /// The look-ahead trace record arrives at the host.
+    Arrival,
+    /// A die finished the array part of a read or copyback.
+    ArrayDone { die: u32 },
+    /// A die finished its transaction.
+    Done { die: u32 },
+    /// The host scheduler asked to be woken.
+    HostWake,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Request {
+    host: HostRequest,
+    remaining_pages: u32,
+    dispatched_ns: u64,
+    slot: u32,
+    measured: bool,
+    live: bool,
+}
+
+/// Run options that are not part of the device config.
+#[derive(Debug, Clone, Default)]
+pub struct SimOptions {
+    pub warmup_requests: u64,
+    pub max_requests: Option<u64>,
+}
+
+/// Results of the simulation proper, turned into a [`crate::stats::Summary`] by `run`.
+#[derive(Debug, Clone)]
+pub struct SimResults {
+    pub records: u64,
+    pub requests: RequestCounts,
+    pub latency_us: LatencyByOp,
+    pub time_split_us: TimeSplit,
+    pub throughput: Throughput,
+    pub sim_time_ns: u64,
+    pub chips: ChipStats,
+    pub conflicts: ConflictStats,
+    pub flash: FlashCounts,
+    pub gc: GcStats,
+    pub waf: f64,
+    pub events: u64,
+}
+
+/// Sums for the mean waits of host page operations, by direction.
+#[derive(Debug, Default, Clone, Copy)]
+struct WaitSums {
+    pages: u64,
+    chip_wait_ns: u64,
+    path_wait_ns: u64,
+}
+
+pub struct Simulation {
+    geometry: Geometry,
+    static_map: StaticMap,
+    page_read_ns: u64,
+    page_program_ns: u64,
+    block_erase_ns: u64,
+    host_queue_length: usize,
+    device_queue_depth: u32,
+    options: SimOptions,
+
+    events: EventQueue<Event>,
+    pub(crate) host: AnyHostScheduler,
+    device: AnyDeviceScheduler,
+    pub(crate) interconnect: AnyInterconnect,
+    pub(crate) ftl: Ftl,
+
+    requests: Vec<Request>,
+    free_requests: Vec<u32>,
+    live_requests: u64,
+    slot_members: Vec<u32>,
+    free_slots: Vec<u32>,
+    outstanding_slots: u32,
+    outstanding_requests: u32,
+    outstanding_per_chip: Vec<u32>,
+    /// Requests waiting or outstanding that touch each chip (for conflict detection).
+    claims_per_chip: Vec<u32>,
+
+    die_busy: Vec<bool>,
+    die_txn: Vec<Transaction>,
+    chip_busy_dies: Vec<u32>,
+    chip_busy_since: Vec<u64>,
+    chip_busy_total: Vec<u64>,
+
+    lookahead: Option<TraceRecord>,
+    admission_blocked: bool,
+    trace_base_ns: Option<u64>,
+    last_arrival_ns: u64,
+    records: u64,
+    next_seq: u64,
+    host_wake_at: Option<u64>,
+
+    window_start_ns: u64,
+    ftl_at_window_start: FtlCounters,
+    last_completion_ns: u64,
+    latency: [LatencyRecorder; 2],
+    latency_all: LatencyRecorder,
+    host_wait_sum_ns: u128,
+    device_time_sum_ns: u128,
+    measured_bytes: u64,
+    counts: RequestCounts,
+    conflicts: [u64; 2],
+    waits: [WaitSums; 2],
+    flash: FlashCounts,
+
+    pop_buffer: Vec<RequestId>,
+    gc_buffer: Vec<GcOp>,
+    touched_chips: Vec<u32>,
+}
+
+fn op_index(op: Op) -> usize {
+    match op {
+        Op::Read => 0,
+        Op::Write => 1,
+    }
+}
+
+impl Simulation {
+    pub fn new(config: &Config, ftl: Ftl, options: SimOptions) -> Self {
+        let g = config.geometry.clone();
+        let chips = g.chips() as usize;
+        let dies = g.dies() as usize;
+        let idle_txn = Transaction { kind: TxnKind::Read, request: NO_REQUEST, chip: 0, die: 0, bytes: 0, enqueued_ns: 0 };
+        Simulation {
+            static_map: StaticMap::new(&g, config.static_order()),
+            page_read_ns: config.timing.page_read_ns,
+            page_program_ns: config.timing.page_program_ns,
+            block_erase_ns: config.timing.block_erase_ns,
+            host_queue_length: config.host.queue_length as usize,
+            device_queue_depth: config.device.queue_depth,
+            options,
+            events: EventQueue::new(),
+            host: config.host.scheduler.build(),
+            device: config.device.scheduler.build(g.chips()),
+            interconnect: config.interconnect.build(&g, &config.timing),
+            ftl,
+            requests: Vec::with_capacity(1024),
+            free_requests: Vec::new(),
+            live_requests: 0,
+            slot_members: Vec::new(),
+            free_slots: Vec::new(),
+            outstanding_slots: 0,
+            outstanding_requests: 0,
+            outstanding_per_chip: vec![0; chips],
+            claims_per_chip: vec![0; chips],
+            die_busy: vec![false; dies],
+            die_txn: vec![idle_txn; dies],
+            chip_busy_dies: vec![0; chips],
+            chip_busy_since: vec![0; chips],
+            chip_busy_total: vec![0; chips],
+            lookahead: None,
+            admission_blocked: false,
+            trace_base_ns: None,
+            last_arrival_ns: 0,
+            records: 0,
+            next_seq: 0,
+            host_wake_at: None,
+            window_start_ns: u64::MAX,
+            ftl_at_window_start: FtlCounters::default(),
+            last_completion_ns: 0,
+            latency: [LatencyRecorder::default(), LatencyRecorder::default()],
+            latency_all: LatencyRecorder::default(),
+            host_wait_sum_ns: 0,
+            device_time_sum_ns: 0,
+            measured_bytes: 0,
+            counts: RequestCounts::default(),
+            conflicts: [0; 2],
+            waits: [WaitSums::default(); 2],
+            flash: FlashCounts::default(),
+            pop_buffer: Vec::with_capacity(8),
+            gc_buffer: Vec::with_capacity(256),
+            touched_chips: Vec::with_capacity(chips),
+            geometry: g,
+        }
+    }
+
+    /// Simulate the whole trace. `next_record` yields records in trace order; `progress` is
+    /// called now and then with the number of records read.
+    pub fn run(
+        &mut self,
+        next_record: &mut dyn FnMut() -> Result<Option<TraceRecord>, Error>,
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<(), Error> {
+        self.fetch_next(next_record)?;
+        while let Some((now, event)) = self.events.pop() {
+            match event {
+                Event::Arrival => self.on_arrival(now, next_record)?,
+                Event::ArrayDone { die } => self.on_array_done(now, die),
+                Event::Done { die } => self.on_done(now, die, next_record)?,
+                Event::HostWake => {
+                    if self.host_wake_at == Some(now) {
+                        self.host_wake_at = None;
+                    }
+                    self.try_dispatch(now, next_record)?;
+                }
+            }
+            if self.events.processed().is_multiple_of(65_536) {
+                progress(self.records);
+            }
+        }
+        progress(self.records);
+        if self.live_requests != 0 {
+            return Err(Error::Workload(format!(
+                "internal error: {} requests never completed (host scheduler held them with no timer set)",
+                self.live_requests
+            )));
+        }
+        Ok(())
+    }
+
+    /// Read the next record into the look-ahead and schedule its arrival.
+    fn fetch_next(&mut self, next_record: &mut dyn FnMut() -> Result<Option<TraceRecord>, Error>) -> Result<(), Error> {
+        if self.options.max_requests.is_some_and(|max| self.records >= max) {
+            self.lookahead = None;
+            return Ok(());
+        }
+        self.lookahead = next_record()?;
+        if let Some(record) = &self.lookahead {
+            self.records += 1;
+            let base = *self.trace_base_ns.get_or_insert(record.time_ns);
+            // Trace time rebased to the first record; a record earlier than its predecessor
+            // arrives with it (readers bound how far back a trace may step).
+            let arrival = record.time_ns.saturating_sub(base).max(self.last_arrival_ns);
+            self.last_arrival_ns = arrival;
+            self.events.schedule(arrival.max(self.events.now_ns()), Event::Arrival);
+        }
+        Ok(())
+    }
+
+    fn on_arrival(
+        &mut self,
+        now: u64,
+        next_record: &mut dyn FnMut() -> Result<Option<TraceRecord>, Error>,
+    ) -> Result<(), Error> {
+        if self.next_seq == self.options.warmup_requests && self.window_start_ns == u64::MAX {
+            self.start_window(now);
+        }
+        if self.host.len() < self.host_queue_length {
+            self.admit(now)?;
+            self.fetch_next(next_record)?;
+        } else {
+            self.admission_blocked = true;
+        }
+        self.try_dispatch(now, next_record)
+    }
+
+    fn start_window(&mut self, now: u64) {
+        self.window_start_ns = now;
+        self.ftl_at_window_start = self.ftl.counters();
+    }
+
+    /// Turn the look-ahead record into a request in the host queue.
+    fn admit(&mut self, now: u64) -> Result<(), Error> {
+        let Some(record) = self.lookahead.take() else { return Ok(()) };
+        let page = self.geometry.page_bytes as u64;
+        let first_lpn = record.offset_bytes / page;
+        let last_lpn = (record.offset_bytes + record.size_bytes - 1) / page;
+        let pages = last_lpn - first_lpn + 1;
+        if last_lpn >= self.ftl.logical_pages() {
+            return Err(Error::Workload(format!(
+                "trace record {} ({:?} of {} bytes at byte offset {}) reaches past the simulated capacity of {} bytes",
+                self.next_seq + 1,
+                record.op,
+                record.size_bytes,
+                record.offset_bytes,
+                self.ftl.logical_pages() * page
+            )));
+        }
+        let pages = u32::try_from(pages)
+            .map_err(|_| Error::Workload(format!("trace record {} is too large", self.next_seq + 1)))?;
+        let chips = self.static_map.chips_of_range(first_lpn, pages as u64);
+        let id = match self.free_requests.pop() {
+            Some(id) => id,
+            None => {
+                self.requests.push(Request {
+                    host: HostRequest {
+                        id: 0,
+                        seq: 0,
+                        arrival_ns: 0,
+                        op: Op::Read,
+                        offset_bytes: 0,
+                        size_bytes: 0,
+                        first_lpn: 0,
+                        pages: 0,
+                        stream: 0,
+                        chips,
+                    },
+                    remaining_pages: 0,
+                    dispatched_ns: 0,
+                    slot: 0,
+                    measured: false,
+                    live: false,
+                });
+                (self.requests.len() - 1) as u32
+            }
+        };
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        let measured = seq >= self.options.warmup_requests;
+        let host = HostRequest {
+            id,
+            seq,
+            arrival_ns: self.last_arrival_ns.min(now),
+            op: record.op,
+            offset_bytes: record.offset_bytes,
+            size_bytes: record.size_bytes,
+            first_lpn,
+            pages,
+            stream: record.stream,
+            chips,
+        };
+        // PIQ's conflict: the chip set meets that of a request outstanding or waiting ahead.
+        let mut conflict = false;
+        for chip in chips.iter() {
+            let claims = &mut self.claims_per_chip[chip as usize];
+            conflict |= *claims > 0;
+            *claims += 1;
+        }
+        if measured && conflict {
+            self.conflicts[op_index(record.op)] += 1;
+        }
+        self.requests[id as usize] =
+            Request { host, remaining_pages: pages, dispatched_ns: 0, slot: 0, measured, live: true };
+        self.live_requests += 1;
+        let view = HostView {
+            now_ns: now,
+            geometry: &self.geometry,
+            static_map: &self.static_map,
+            outstanding_per_chip: &self.outstanding_per_chip,
+            outstanding: self.outstanding_requests,
+            device_free_slots: self.device_queue_depth - self.outstanding_slots,
+        };
+        self.host.push(host, &view);
+        Ok(())
+    }
+
+    /// Move requests from the host scheduler to the device while it has room, admitting
+    /// blocked arrivals as the host queue drains.
+    fn try_dispatch(
+        &mut self,
+        now: u64,
+        next_record: &mut dyn FnMut() -> Result<Option<TraceRecord>, Error>,
+    ) -> Result<(), Error> {
+        loop {
+            if self.admission_blocked && self.host.len() < self.host_queue_length {
+                self.admission_blocked = false;
+                self.admit(now)?;
+                self.fetch_next(next_record)?;
+            }
+            if self.outstanding_slots >= self.device_queue_depth || self.host.is_empty() {
+                break;
+            }
+            self.pop_buffer.clear();
+            let view = HostView {
+                now_ns: now,
+                geometry: &self.geometry,
+                static_map: &self.static_map,
+                outstanding_per_chip: &self.outstanding_per_chip,
+                outstanding: self.outstanding_requests,
+                device_free_slots: self.device_queue_depth - self.outstanding_slots,
+            };
+            self.host.pop(&view, &mut self.pop_buffer);
+            if self.pop_buffer.is_empty() {
+                break;
+            }
+            let slot = match self.free_slots.pop() {
+                Some(s) => s,
+                None => {
+                    self.slot_members.push(0);
+                    (self.slot_members.len() - 1) as u32
+                }
+            };
+            self.slot_members[slot as usize] = self.pop_buffer.len() as u32;
+            self.outstanding_slots += 1;
+            for i in 0..self.pop_buffer.len() {
+                let id = self.pop_buffer[i];
+                self.dispatch_request(now, id, slot)?;
+            }
+        }
+        if let Some(wake) = self.host.wake_at_ns() {
+            let wake = wake.max(now + 1);
+            if self.host_wake_at.is_none_or(|pending| wake < pending) {
+                self.host_wake_at = Some(wake);
+                self.events.schedule(wake, Event::HostWake);
+            }
+        }
+        Ok(())
+    }
+
+    /// HIL + FTL: split the request into page operations and queue them on their chips.
+    fn dispatch_request(&mut self, now: u64, id: RequestId, slot: u32) -> Result<(), Error> {
+        let request = &mut self.requests[id as usize];
+        debug_assert!(request.live, "host scheduler dispatched a request that is not waiting");
+        request.dispatched_ns = now;
+        request.slot = slot;
+        let host = request.host;
+        self.outstanding_requests += 1;
+        for chip in host.chips.iter() {
+            self.outstanding_per_chip[chip as usize] += 1;
+        }
+        let page = self.geometry.page_bytes as u64;
+        let end = host.offset_bytes + host.size_bytes;
+        self.touched_chips.clear();
+        for i in 0..host.pages as u64 {
+            let lpn = host.first_lpn + i;
+            let page_start = lpn * page;
+            let bytes = (end.min(page_start + page) - host.offset_bytes.max(page_start)) as u32;
+            let (kind, target) = match host.op {
+                Op::Read => (TxnKind::Read, self.ftl.read(lpn)?),
+                Op::Write => {
+                    self.gc_buffer.clear();
+                    let target = self.ftl.write(lpn, self.device.queued_per_chip(), &mut self.gc_buffer)?;
+                    (TxnKind::Program, target)
+                }
+            };
+            self.device.enqueue(Transaction {
+                kind,
+                request: id,
+                chip: target.chip,
+                die: target.die,
+                bytes,
+                enqueued_ns: now,
+            });
+            self.touched_chips.push(target.chip);
+            for g in 0..self.gc_buffer.len() {
+                let (kind, target) = match self.gc_buffer[g] {
+                    GcOp::Copyback { target } => (TxnKind::Copyback, target),
+                    GcOp::Erase { target } => (TxnKind::Erase, target),
+                };
+                self.device.enqueue(Transaction {
+                    kind,
+                    request: NO_REQUEST,
+                    chip: target.chip,
+                    die: target.die,
+                    bytes: 0,
+                    enqueued_ns: now,
+                });
+                self.touched_chips.push(target.chip);
+            }
+            self.gc_buffer.clear();
+        }
+        for i in 0..self.touched_chips.len() {
+            let chip = self.touched_chips[i];
+            self.try_issue(now, chip);
+        }
+        Ok(())
+    }
+
+    fn in_window(&self, now: u64) -> bool {
+        now >= self.window_start_ns
+    }
+
+    /// Start every transaction the device scheduler lets go on `chip`.
+    fn try_issue(&mut self, now: u64, chip: u32) {
+        while let Some(txn) = self.device.next(chip, &self.die_busy) {
+            self.start(now, txn);
+        }
+    }
+
+    fn start(&mut self, now: u64, txn: Transaction) {
+        let die = txn.die as usize;
+        self.die_busy[die] = true;
+        self.die_txn[die] = txn;
+        let chip = txn.chip as usize;
+        if self.chip_busy_dies[chip] == 0 {
+            self.chip_busy_since[chip] = now;
+        }
+        self.chip_busy_dies[chip] += 1;
+        let counted = self.in_window(now);
+        let command = self.interconnect.transfer(now, txn.chip, Transfer::Command);
+        let mut path_wait = command.start_ns - now;
+        match txn.kind {
+            TxnKind::Read => {
+                self.events.schedule(command.end_ns + self.page_read_ns, Event::ArrayDone { die: txn.die });
+                if counted {
+                    self.flash.reads += 1;
+                }
+            }
+            TxnKind::Program => {
+                let data = self.interconnect.transfer(now, txn.chip, Transfer::Data { bytes: txn.bytes });
+                path_wait += data.start_ns - command.end_ns;
+                self.events.schedule(data.end_ns + self.page_program_ns, Event::Done { die: txn.die });
+                if counted {
+                    self.flash.programs += 1;
+                }
+            }
+            TxnKind::Copyback => {
+                self.events.schedule(command.end_ns + self.page_read_ns, Event::ArrayDone { die: txn.die });
+                if counted {
+                    self.flash.copybacks += 1;
+                }
+            }
+            TxnKind::Erase => {
+                self.events.schedule(command.end_ns + self.block_erase_ns, Event::Done { die: txn.die });
+                if counted {
+                    self.flash.erases += 1;
+                }
+            }
+        }
+        if txn.request != NO_REQUEST {
+            let request = &self.requests[txn.request as usize];
+            if request.measured {
+                let sums = &mut self.waits[op_index(request.host.op)];
+                sums.pages += 1;
+                sums.chip_wait_ns += now - txn.enqueued_ns;
+                sums.path_wait_ns += path_wait;
+            }
+        }
+    }
+
+    fn on_array_done(&mut self, now: u64, die: u32) {
+        let txn = self.die_txn[die as usize];
+        match txn.kind {
+            TxnKind::Read => {
+                let data = self.interconnect.transfer(now, txn.chip, Transfer::Data { bytes: txn.bytes });
+                self.add_path_wait(&txn, data.start_ns - now);
+                self.events.schedule(data.end_ns, Event::Done { die });
+            }
+            TxnKind::Copyback => {
+                let command = self.interconnect.transfer(now, txn.chip, Transfer::Command);
+                self.events.schedule(command.end_ns + self.page_program_ns, Event::Done { die });
+            }
+            TxnKind::Program | TxnKind::Erase => unreachable!("programs and erases have no array-done stage"),
+        }
+    }
+
+    fn add_path_wait(&mut self, txn: &Transaction, wait_ns: u64) {
+        if txn.request != NO_REQUEST {
+            let request = &self.requests[txn.request as usize];
+            if request.measured {
+                self.waits[op_index(request.host.op)].path_wait_ns += wait_ns;
+            }
+        }
+    }
+
+    fn on_done(
+        &mut self,
+        now: u64,
+        die: u32,
+        next_record: &mut dyn FnMut() -> Result<Option<TraceRecord>, Error>,
+    ) -> Result<(), Error> {
+        let txn = self.die_txn[die as usize];
+        self.die_busy[die as usize] = false;
+        let chip = txn.chip as usize;
+        self.chip_busy_dies[chip] -= 1;
+        if self.chip_busy_dies[chip] == 0 && now > self.window_start_ns {
+            self.chip_busy_total[chip] += now - self.chip_busy_since[chip].max(self.window_start_ns);
+        }
+        if txn.request != NO_REQUEST {
+            let request = &mut self.requests[txn.request as usize];
+            request.remaining_pages -= 1;
+            if request.remaining_pages == 0 {
+                self.complete(now, txn.request);
+            }
+        }
+        self.try_issue(now, txn.chip);
+        self.try_dispatch(now, next_record)
+    }
+
+    fn complete(&mut self, now: u64, id: RequestId) {
+        let request = self.requests[id as usize];
+        debug_assert!(request.live);
+        self.requests[id as usize].live = false;
+        self.live_requests -= 1;
+        let host = request.host;
+        if request.measured {
+            let latency = now - host.arrival_ns;
+            self.latency[op_index(host.op)].record(latency);
+            self.latency_all.record(latency);
+            self.host_wait_sum_ns += (request.dispatched_ns - host.arrival_ns) as u128;
+            self.device_time_sum_ns += (now - request.dispatched_ns) as u128;
+            self.measured_bytes += host.size_bytes;
+            self.counts.completed += 1;
+            match host.op {
+                Op::Read => self.counts.reads += 1,
+                Op::Write => self.counts.writes += 1,
+            }
+            self.last_completion_ns = now;
+        } else {
+            self.counts.warmup += 1;
+        }
+        for chip in host.chips.iter() {
+            self.outstanding_per_chip[chip as usize] -= 1;
+            self.claims_per_chip[chip as usize] -= 1;
+        }
+        self.outstanding_requests -= 1;
+        let members = &mut self.slot_members[request.slot as usize];
+        *members -= 1;
+        if *members == 0 {
+            self.outstanding_slots -= 1;
+            self.free_slots.push(request.slot);
+        }
+        let view = HostView {
+            now_ns: now,
+            geometry: &self.geometry,
+            static_map: &self.static_map,
+            outstanding_per_chip: &self.outstanding_per_chip,
+            outstanding: self.outstanding_requests,
+            device_free_slots: self.device_queue_depth - self.outstanding_slots,
+        };
+        self.host.complete(&host, &view);
+        self.free_requests.push(id);
+    }
+
+    /// Gather the results.
+    pub fn results(&self) -> SimResults {
+        let end = self.events.now_ns().max(self.last_completion_ns);
+        let start = if self.window_start_ns == u64::MAX { end } else { self.window_start_ns };
+        let window = end.saturating_sub(start);
+        let seconds = window as f64 / 1e9;
+        let chips = self.geometry.chips();
+        let per_chip: Vec<f64> = self
+            .chip_busy_total
+            .iter()
+            .map(|busy| if window == 0 { 0.0 } else { *busy as f64 / window as f64 })
+            .collect();
+        let utilization = per_chip.iter().sum::<f64>() / chips as f64;
+        let ftl = self.ftl.counters();
+        let base = self.ftl_at_window_start;
+        let host_writes = ftl.host_page_writes - base.host_page_writes;
+        let moved = ftl.gc_pages_moved - base.gc_pages_moved;
+        let mean = |sum: u64, n: u64| if n == 0 { 0.0 } else { sum as f64 / n as f64 / 1000.0 };
+        let completed = self.counts.completed;
+        let erase_counts = self.ftl.erase_counts();
+        let (mut lo, mut hi) = (u32::MAX, 0);
+        for c in erase_counts {
+            lo = lo.min(c);
+            hi = hi.max(c);
+        }
+        SimResults {
+            records: self.records,
+            requests: self.counts.clone(),
+            latency_us: LatencyByOp {
+                read: self.latency[0].stats(),
+                write: self.latency[1].stats(),
+                all: self.latency_all.stats(),
+            },
+            time_split_us: TimeSplit {
+                host_queue: if completed == 0 { 0.0 } else { self.host_wait_sum_ns as f64 / completed as f64 / 1000.0 },
+                device: if completed == 0 { 0.0 } else { self.device_time_sum_ns as f64 / completed as f64 / 1000.0 },
+            },
+            throughput: Throughput {
+                iops: if seconds > 0.0 { completed as f64 / seconds } else { 0.0 },
+                mib_per_s: if seconds > 0.0 { self.measured_bytes as f64 / (1 << 20) as f64 / seconds } else { 0.0 },
+            },
+            sim_time_ns: window,
+            chips: ChipStats { count: chips, utilization, per_chip_utilization: per_chip },
+            conflicts: ConflictStats {
+                read: self.conflicts[0],
+                write: self.conflicts[1],
+                read_chip_wait_us: mean(self.waits[0].chip_wait_ns, self.waits[0].pages),
+                write_chip_wait_us: mean(self.waits[1].chip_wait_ns, self.waits[1].pages),
+                read_path_wait_us: mean(self.waits[0].path_wait_ns, self.waits[0].pages),
+                write_path_wait_us: mean(self.waits[1].path_wait_ns, self.waits[1].pages),
+            },
+            flash: self.flash.clone(),
+            gc: GcStats {
+                runs: ftl.gc_runs - base.gc_runs,
+                pages_moved: moved,
+                unmapped_reads: ftl.unmapped_reads - base.unmapped_reads,
+                erase_count_spread: hi.saturating_sub(lo.min(hi)),
+            },
+            waf: if host_writes == 0 { 0.0 } else { (host_writes + moved) as f64 / host_writes as f64 },
+            events: self.events.processed(),
+        }
+    }
+}

@@ -1,0 +1,240 @@
+//! Statistics: every number in the summary has its definition next to it (and in
+//! `docs/summary.md`).
+
+use hdrhistogram::Histogram;
+use serde::Serialize;
+
+use crate::config::Config;
+use crate::ftl::PreconditionReport;
+use crate::host::HostSchedulerReport;
+use crate::interconnect::InterconnectReport;
+
+/// Version of the JSON summary layout; bumped on any incompatible change.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Latency recorder: exact count, sum and max; percentiles from an HDR histogram with three
+/// significant digits (relative error <= 0.1 %).
+#[derive(Debug, Clone)]
+pub struct LatencyRecorder {
+    histogram: Histogram<u64>,
+    sum_ns: u128,
+    max_ns: u64,
+}
+
+impl Default for LatencyRecorder {
+    fn default() -> Self {
+        LatencyRecorder {
+            // 1 ns to ~1.2 days; longer latencies saturate at the top (max stays exact).
+            histogram: Histogram::new_with_bounds(1, 1 << 47, 3).expect("valid histogram bounds"),
+            sum_ns: 0,
+            max_ns: 0,
+        }
+    }
+}
+
+impl LatencyRecorder {
+    pub fn record(&mut self, latency_ns: u64) {
+        // Auto-resizing histogram: recording cannot fail for any u64.
+        self.histogram.saturating_record(latency_ns.max(1));
+        self.sum_ns += latency_ns as u128;
+        self.max_ns = self.max_ns.max(latency_ns);
+    }
+
+    pub fn count(&self) -> u64 {
+        self.histogram.len()
+    }
+
+    pub fn stats(&self) -> LatencyStats {
+        let n = self.histogram.len();
+        if n == 0 {
+            return LatencyStats::default();
+        }
+        let us = |ns: u64| ns as f64 / 1000.0;
+        LatencyStats {
+            count: n,
+            mean: self.sum_ns as f64 / n as f64 / 1000.0,
+            p50: us(self.histogram.value_at_quantile(0.50)),
+            p99: us(self.histogram.value_at_quantile(0.99)),
+            p999: us(self.histogram.value_at_quantile(0.999)),
+            max: us(self.max_ns),
+        }
+    }
+}
+
+/// Latency of requests in microseconds: arrival at the host queue to completion of the last
+/// page. Percentiles are the smallest recorded value v such that the given share of requests
+/// took <= v (within 0.1 %); mean and max are exact.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct LatencyStats {
+    pub count: u64,
+    pub mean: f64,
+    pub p50: f64,
+    pub p99: f64,
+    pub p999: f64,
+    pub max: f64,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Summary {
+    /// Version of this layout.
+    pub schema_version: u32,
+    /// Seed every random stream of the run derives from.
+    pub seed: u64,
+    /// The fully resolved configuration (preset plus overrides).
+    pub config: Config,
+    pub trace: TraceSummary,
+    pub run: RunOptions,
+    pub requests: RequestCounts,
+    /// Per-request latency in microseconds (measured requests only).
+    pub latency_us: LatencyByOp,
+    /// Where measured requests spent their time, mean microseconds.
+    pub time_split_us: TimeSplit,
+    pub throughput: Throughput,
+    /// Measured window: arrival of the first measured request to the last completion, ns.
+    pub sim_time_ns: u64,
+    pub chips: ChipStats,
+    pub conflicts: ConflictStats,
+    /// Flash operations started in the measured window (host and GC).
+    pub flash: FlashCounts,
+    pub gc: GcStats,
+    /// Write amplification in the measured window: (host page programs + GC page moves) /
+    /// host page programs; 0 when no page was written.
+    pub waf: f64,
+    pub host_scheduler: NamedReport<HostSchedulerReport>,
+    pub device_scheduler: String,
+    pub interconnect: NamedReport<InterconnectReport>,
+    pub precondition: PreconditionReport,
+    pub memory: MemoryStats,
+    /// Reads that found a physical page not holding the last written version (only counted
+    /// with `--check-integrity`; must be 0).
+    pub integrity_violations: Option<u64>,
+    pub engine: EngineStats,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct TraceSummary {
+    pub path: String,
+    pub format: String,
+    /// Trace records read (including warm-up requests).
+    pub records: u64,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct RunOptions {
+    /// The first this-many requests (trace order) are simulated but not measured.
+    pub warmup_requests: u64,
+    /// Reading stopped after this many records (null = whole trace).
+    pub max_requests: Option<u64>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct RequestCounts {
+    /// Measured requests that completed (every request completes; warm-up ones are excluded).
+    pub completed: u64,
+    pub reads: u64,
+    pub writes: u64,
+    /// Requests simulated as warm-up and left out of every statistic.
+    pub warmup: u64,
+}
+
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct LatencyByOp {
+    pub read: LatencyStats,
+    pub write: LatencyStats,
+    pub all: LatencyStats,
+}
+
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct TimeSplit {
+    /// Arrival to dispatch to the device (waiting for host-queue room and for the scheduler).
+    pub host_queue: f64,
+    /// Dispatch to completion (inside the SSD).
+    pub device: f64,
+}
+
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct Throughput {
+    /// Measured requests completed per second of simulated time (sim_time_ns).
+    pub iops: f64,
+    /// Measured request bytes completed per simulated second, in MiB/s (2^20 bytes).
+    pub mib_per_s: f64,
+}
+
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct ChipStats {
+    pub count: u32,
+    /// Time-weighted mean number of busy chips over the window, divided by the chip count. A
+    /// chip is busy while any of its dies runs a flash operation (from its first command
+    /// cycle to the end of its last data transfer or array time).
+    pub utilization: f64,
+    /// The same, per chip (index = channel * chips_per_channel + way).
+    pub per_chip_utilization: Vec<f64>,
+}
+
+/// Conflicts and the waiting they cause.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct ConflictStats {
+    /// Measured reads whose chip set (static allocation) intersected that of a request
+    /// outstanding in the device or waiting ahead of it in the host queue when it arrived
+    /// (PIQ's definition).
+    pub read: u64,
+    /// The same for writes.
+    pub write: u64,
+    /// Mean time a host page operation waited in its chip queue because its die was busy
+    /// (enqueue to start), microseconds; separate for reads and writes.
+    pub read_chip_wait_us: f64,
+    pub write_chip_wait_us: f64,
+    /// Mean time a host page operation waited for its path (channel) to free, summed over its
+    /// command and data transfers, microseconds.
+    pub read_path_wait_us: f64,
+    pub write_path_wait_us: f64,
+}
+
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct FlashCounts {
+    /// Page reads (host).
+    pub reads: u64,
+    /// Page programs (host).
+    pub programs: u64,
+    /// GC page moves (each a copyback read plus program inside the plane).
+    pub copybacks: u64,
+    /// Block erases.
+    pub erases: u64,
+}
+
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct GcStats {
+    /// Victim blocks collected.
+    pub runs: u64,
+    /// Valid pages moved out of victims.
+    pub pages_moved: u64,
+    /// Reads of logical pages never written (served from their static location).
+    pub unmapped_reads: u64,
+    /// Largest minus smallest erase count over all blocks at the end of the run.
+    pub erase_count_spread: u32,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct NamedReport<R> {
+    pub name: String,
+    #[serde(flatten)]
+    pub report: R,
+}
+
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct MemoryStats {
+    /// Bytes of FTL mapping state allocated at the end (grows with pages touched).
+    pub mapping_bytes: u64,
+}
+
+/// Engine figures; `wall_s` and `requests_per_s` depend on the machine and are the only
+/// fields that differ between two runs of the same inputs.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct EngineStats {
+    /// Events processed.
+    pub events: u64,
+    /// Wall-clock seconds of the simulation proper (after preconditioning).
+    pub wall_s: f64,
+    /// Requests simulated (warm-up included) per wall-clock second.
+    pub requests_per_s: f64,
+}
