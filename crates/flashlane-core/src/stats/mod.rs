@@ -49,7 +49,8 @@ impl LatencyRecorder {
         if n == 0 {
             return LatencyStats::default();
         }
-        let us = |ns: u64| ns as f64 / 1000.0;
+        // HDR quantiles report the top of their bucket; never above the exact maximum.
+        let us = |ns: u64| ns.min(self.max_ns) as f64 / 1000.0;
         LatencyStats {
             count: n,
             mean: self.sum_ns as f64 / n as f64 / 1000.0,
