@@ -11,7 +11,11 @@ use flashlane_core::trace::TraceFormat;
 use flashlane_core::{Error, RunSpec};
 
 #[derive(Parser)]
-#[command(name = "flashlane", version, about = "Trace-driven simulator of NAND-flash SSDs and SSD I/O schedulers")]
+#[command(
+    name = "flashlane",
+    version,
+    about = "Trace-driven simulator of NAND-flash SSDs and SSD I/O schedulers"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -85,7 +89,11 @@ fn execute(cli: Cli) -> Result<(), Error> {
             let text = preset_text(&name).ok_or_else(|| {
                 Error::Config(format!(
                     "unknown preset `{name}`; known presets: {}",
-                    PRESETS.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+                    PRESETS
+                        .iter()
+                        .map(|(n, _)| *n)
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ))
             })?;
             print!("{text}");
@@ -96,7 +104,11 @@ fn execute(cli: Cli) -> Result<(), Error> {
 }
 
 fn run(args: RunArgs) -> Result<(), Error> {
-    let overrides = args.set.iter().map(|s| parse_override(s)).collect::<Result<Vec<_>, _>>()?;
+    let overrides = args
+        .set
+        .iter()
+        .map(|s| parse_override(s))
+        .collect::<Result<Vec<_>, _>>()?;
     let config = match (&args.preset, &args.config) {
         (Some(name), _) => Config::from_preset(name, &overrides)?,
         (None, Some(path)) => Config::from_file(path, &overrides)?,
@@ -106,7 +118,11 @@ fn run(args: RunArgs) -> Result<(), Error> {
         Some(name) => Some(TraceFormat::from_name(name).ok_or_else(|| {
             Error::Config(format!(
                 "unknown trace format `{name}`; known formats: {}",
-                TraceFormat::ALL.iter().map(|f| f.name()).collect::<Vec<_>>().join(", ")
+                TraceFormat::ALL
+                    .iter()
+                    .map(|f| f.name())
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ))
         })?),
         None => None,

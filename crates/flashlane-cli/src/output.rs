@@ -10,10 +10,18 @@ use flashlane_core::Error;
 /// Write `value` as pretty JSON to `path` atomically: a temporary file renamed into place, so
 /// an error never leaves a half-written file.
 pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<(), Error> {
-    let fail = |e: String| Error::Output { path: path.display().to_string(), message: e };
+    let fail = |e: String| Error::Output {
+        path: path.display().to_string(),
+        message: e,
+    };
     let text = serde_json::to_string_pretty(value).map_err(|e| fail(e.to_string()))?;
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let file_name = path.file_name().ok_or_else(|| fail("not a file path".into()))?;
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let file_name = path
+        .file_name()
+        .ok_or_else(|| fail("not a file path".into()))?;
     let temp = dir.join(format!(".{}.tmp", file_name.to_string_lossy()));
     let result = (|| -> std::io::Result<()> {
         let mut file = std::fs::File::create(&temp)?;
@@ -39,7 +47,11 @@ fn latency_row(out: &mut String, name: &str, l: &LatencyStats) {
 
 pub fn render_text(s: &Summary) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "flashlane: {} on {} ({})", s.trace.path, s.config.name, s.trace.format);
+    let _ = writeln!(
+        out,
+        "flashlane: {} on {} ({})",
+        s.trace.path, s.config.name, s.trace.format
+    );
     let _ = writeln!(
         out,
         "  host scheduler {} | device scheduler {} | interconnect {} | seed {}",
@@ -48,9 +60,17 @@ pub fn render_text(s: &Summary) -> String {
     let _ = writeln!(
         out,
         "requests: {} measured ({} reads, {} writes), {} warm-up, {} records read",
-        s.requests.completed, s.requests.reads, s.requests.writes, s.requests.warmup, s.trace.records
+        s.requests.completed,
+        s.requests.reads,
+        s.requests.writes,
+        s.requests.warmup,
+        s.trace.records
     );
-    let _ = writeln!(out, "latency (us)  {:>9} {:>10} {:>10} {:>10} {:>10} {:>10}", "count", "mean", "p50", "p99", "p99.9", "max");
+    let _ = writeln!(
+        out,
+        "latency (us)  {:>9} {:>10} {:>10} {:>10} {:>10} {:>10}",
+        "count", "mean", "p50", "p99", "p99.9", "max"
+    );
     latency_row(&mut out, "read", &s.latency_us.read);
     latency_row(&mut out, "write", &s.latency_us.write);
     latency_row(&mut out, "all", &s.latency_us.all);
@@ -66,7 +86,12 @@ pub fn render_text(s: &Summary) -> String {
         s.throughput.mib_per_s,
         s.sim_time_ns as f64 / 1e9
     );
-    let _ = writeln!(out, "chips: {} , utilization {:.1} %", s.chips.count, s.chips.utilization * 100.0);
+    let _ = writeln!(
+        out,
+        "chips: {} , utilization {:.1} %",
+        s.chips.count,
+        s.chips.utilization * 100.0
+    );
     let _ = writeln!(
         out,
         "conflicts: {} reads, {} writes; chip wait (us) read {:.1} write {:.1}; path wait (us) read {:.1} write {:.1}",

@@ -9,7 +9,9 @@ use crate::geometry::StaticMap;
 use crate::host::HostScheduler;
 use crate::interconnect::Interconnect;
 use crate::sim::{SimOptions, Simulation};
-use crate::stats::{EngineStats, MemoryStats, NamedReport, RunOptions, Summary, TraceSummary, SCHEMA_VERSION};
+use crate::stats::{
+    EngineStats, MemoryStats, NamedReport, RunOptions, Summary, TraceSummary, SCHEMA_VERSION,
+};
 use crate::trace::{self, TraceFormat, TraceRecord};
 use crate::Error;
 
@@ -68,20 +70,33 @@ pub fn run_with_progress(spec: &RunSpec, progress: &mut dyn FnMut(u64)) -> Resul
     let config = &spec.config;
     config.validate().map_err(Error::Config)?;
     let static_map = StaticMap::new(&config.geometry, config.static_order());
-    let mut ftl = Ftl::new(&config.geometry, &config.ftl, static_map, spec.check_integrity);
+    let mut ftl = Ftl::new(
+        &config.geometry,
+        &config.ftl,
+        static_map,
+        spec.check_integrity,
+    );
     let footprint = if config.precondition.write_trace_footprint {
         Some(trace_footprint(spec, ftl.logical_pages())?)
     } else {
         None
     };
-    let precondition_report = precondition(&mut ftl, &config.precondition, footprint.as_ref(), spec.seed)?;
+    let precondition_report = precondition(
+        &mut ftl,
+        &config.precondition,
+        footprint.as_ref(),
+        spec.seed,
+    )?;
     drop(footprint);
 
     let (format, mut reader) = open_trace(spec)?;
     let mut sim = Simulation::new(
         config,
         ftl,
-        SimOptions { warmup_requests: spec.warmup_requests, max_requests: spec.max_requests },
+        SimOptions {
+            warmup_requests: spec.warmup_requests,
+            max_requests: spec.max_requests,
+        },
     );
     let started = Instant::now();
     let mut next_record = || -> Result<Option<TraceRecord>, Error> { Ok(reader.next_record()?) };
@@ -97,7 +112,10 @@ pub fn run_with_progress(spec: &RunSpec, progress: &mut dyn FnMut(u64)) -> Resul
             format: format.name().to_string(),
             records: results.records,
         },
-        run: RunOptions { warmup_requests: spec.warmup_requests, max_requests: spec.max_requests },
+        run: RunOptions {
+            warmup_requests: spec.warmup_requests,
+            max_requests: spec.max_requests,
+        },
         requests: results.requests,
         latency_us: results.latency_us,
         time_split_us: results.time_split_us,
@@ -108,16 +126,28 @@ pub fn run_with_progress(spec: &RunSpec, progress: &mut dyn FnMut(u64)) -> Resul
         flash: results.flash,
         gc: results.gc,
         waf: results.waf,
-        host_scheduler: NamedReport { name: config.host.scheduler.name().to_string(), report: sim.host.report() },
+        host_scheduler: NamedReport {
+            name: config.host.scheduler.name().to_string(),
+            report: sim.host.report(),
+        },
         device_scheduler: config.device.scheduler.name().to_string(),
-        interconnect: NamedReport { name: config.interconnect.name().to_string(), report: sim.interconnect.report() },
+        interconnect: NamedReport {
+            name: config.interconnect.name().to_string(),
+            report: sim.interconnect.report(),
+        },
         precondition: precondition_report,
-        memory: MemoryStats { mapping_bytes: sim.ftl.allocated_bytes() },
+        memory: MemoryStats {
+            mapping_bytes: sim.ftl.allocated_bytes(),
+        },
         integrity_violations: sim.ftl.integrity_violations(),
         engine: EngineStats {
             events: results.events,
             wall_s,
-            requests_per_s: if wall_s > 0.0 { results.records as f64 / wall_s } else { 0.0 },
+            requests_per_s: if wall_s > 0.0 {
+                results.records as f64 / wall_s
+            } else {
+                0.0
+            },
         },
     })
 }

@@ -7,10 +7,10 @@ use crate::engine::EventQueue;
 use crate::ftl::{Ftl, FtlCounters, GcOp};
 use crate::geometry::{Geometry, StaticMap};
 use crate::host::{AnyHostScheduler, HostRequest, HostScheduler, HostView, RequestId};
-use crate::interconnect::{AnyInterconnect, Interconnect, Transfer};
+use crate::interconnect::{AnyInterconnect, Grant, Interconnect, Transfer};
 use crate::stats::{
-    ChipStats, ConflictStats, FlashCounts, GcStats, LatencyByOp, LatencyRecorder, RequestCounts, Throughput,
-    TimeSplit,
+    ChipStats, ConflictStats, FlashCounts, GcStats, LatencyByOp, LatencyRecorder, RequestCounts,
+    Throughput, TimeSplit,
 };
 use crate::trace::{Op, TraceRecord};
 use crate::Error;
@@ -19,12 +19,25 @@ use crate::Error;
 enum Event {
     /// The look-ahead trace record arrives at the host.
     Arrival,
+    /// A transfer granted to a die ended; its path is free again.
+    TransferDone { die: u32 },
     /// A die finished the array part of a read or copyback.
     ArrayDone { die: u32 },
     /// A die finished its transaction.
     Done { die: u32 },
     /// The host scheduler asked to be woken.
     HostWake,
+}
+
+/// What a die's current transfer is for (what follows when it ends).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    ReadCommand,
+    ReadData,
+    ProgramIn,
+    EraseCommand,
+    CopybackReadCommand,
+    CopybackProgramCommand,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -98,6 +111,10 @@ pub struct Simulation {
 
     die_busy: Vec<bool>,
     die_txn: Vec<Transaction>,
+    die_stage: Vec<Stage>,
+    /// When the die last asked for a path (for path-wait statistics).
+    die_asked_ns: Vec<u64>,
+    grants: Vec<Grant>,
     chip_busy_dies: Vec<u32>,
     chip_busy_since: Vec<u64>,
     chip_busy_total: Vec<u64>,
@@ -140,7 +157,14 @@ impl Simulation {
         let g = config.geometry.clone();
         let chips = g.chips() as usize;
         let dies = g.dies() as usize;
-        let idle_txn = Transaction { kind: TxnKind::Read, request: NO_REQUEST, chip: 0, die: 0, bytes: 0, enqueued_ns: 0 };
+        let idle_txn = Transaction {
+            kind: TxnKind::Read,
+            request: NO_REQUEST,
+            chip: 0,
+            die: 0,
+            bytes: 0,
+            enqueued_ns: 0,
+        };
         Simulation {
             static_map: StaticMap::new(&g, config.static_order()),
             page_read_ns: config.timing.page_read_ns,
@@ -165,6 +189,9 @@ impl Simulation {
             claims_per_chip: vec![0; chips],
             die_busy: vec![false; dies],
             die_txn: vec![idle_txn; dies],
+            die_stage: vec![Stage::ReadCommand; dies],
+            die_asked_ns: vec![0; dies],
+            grants: Vec::with_capacity(4),
             chip_busy_dies: vec![0; chips],
             chip_busy_since: vec![0; chips],
             chip_busy_total: vec![0; chips],
@@ -205,6 +232,7 @@ impl Simulation {
         while let Some((now, event)) = self.events.pop() {
             match event {
                 Event::Arrival => self.on_arrival(now, next_record)?,
+                Event::TransferDone { die } => self.on_transfer_done(now, die),
                 Event::ArrayDone { die } => self.on_array_done(now, die),
                 Event::Done { die } => self.on_done(now, die, next_record)?,
                 Event::HostWake => {
@@ -229,8 +257,15 @@ impl Simulation {
     }
 
     /// Read the next record into the look-ahead and schedule its arrival.
-    fn fetch_next(&mut self, next_record: &mut dyn FnMut() -> Result<Option<TraceRecord>, Error>) -> Result<(), Error> {
-        if self.options.max_requests.is_some_and(|max| self.records >= max) {
+    fn fetch_next(
+        &mut self,
+        next_record: &mut dyn FnMut() -> Result<Option<TraceRecord>, Error>,
+    ) -> Result<(), Error> {
+        if self
+            .options
+            .max_requests
+            .is_some_and(|max| self.records >= max)
+        {
             self.lookahead = None;
             return Ok(());
         }
@@ -240,9 +275,13 @@ impl Simulation {
             let base = *self.trace_base_ns.get_or_insert(record.time_ns);
             // Trace time rebased to the first record; a record earlier than its predecessor
             // arrives with it (readers bound how far back a trace may step).
-            let arrival = record.time_ns.saturating_sub(base).max(self.last_arrival_ns);
+            let arrival = record
+                .time_ns
+                .saturating_sub(base)
+                .max(self.last_arrival_ns);
             self.last_arrival_ns = arrival;
-            self.events.schedule(arrival.max(self.events.now_ns()), Event::Arrival);
+            self.events
+                .schedule(arrival.max(self.events.now_ns()), Event::Arrival);
         }
         Ok(())
     }
@@ -271,7 +310,9 @@ impl Simulation {
 
     /// Turn the look-ahead record into a request in the host queue.
     fn admit(&mut self, now: u64) -> Result<(), Error> {
-        let Some(record) = self.lookahead.take() else { return Ok(()) };
+        let Some(record) = self.lookahead.take() else {
+            return Ok(());
+        };
         let page = self.geometry.page_bytes as u64;
         let first_lpn = record.offset_bytes / page;
         let last_lpn = (record.offset_bytes + record.size_bytes - 1) / page;
@@ -286,8 +327,9 @@ impl Simulation {
                 self.ftl.logical_pages() * page
             )));
         }
-        let pages = u32::try_from(pages)
-            .map_err(|_| Error::Workload(format!("trace record {} is too large", self.next_seq + 1)))?;
+        let pages = u32::try_from(pages).map_err(|_| {
+            Error::Workload(format!("trace record {} is too large", self.next_seq + 1))
+        })?;
         let chips = self.static_map.chips_of_range(first_lpn, pages as u64);
         let id = match self.free_requests.pop() {
             Some(id) => id,
@@ -339,8 +381,14 @@ impl Simulation {
         if measured && conflict {
             self.conflicts[op_index(record.op)] += 1;
         }
-        self.requests[id as usize] =
-            Request { host, remaining_pages: pages, dispatched_ns: 0, slot: 0, measured, live: true };
+        self.requests[id as usize] = Request {
+            host,
+            remaining_pages: pages,
+            dispatched_ns: 0,
+            slot: 0,
+            measured,
+            live: true,
+        };
         self.live_requests += 1;
         let view = HostView {
             now_ns: now,
@@ -410,7 +458,10 @@ impl Simulation {
     /// HIL + FTL: split the request into page operations and queue them on their chips.
     fn dispatch_request(&mut self, now: u64, id: RequestId, slot: u32) -> Result<(), Error> {
         let request = &mut self.requests[id as usize];
-        debug_assert!(request.live, "host scheduler dispatched a request that is not waiting");
+        debug_assert!(
+            request.live,
+            "host scheduler dispatched a request that is not waiting"
+        );
         request.dispatched_ns = now;
         request.slot = slot;
         let host = request.host;
@@ -429,7 +480,9 @@ impl Simulation {
                 Op::Read => (TxnKind::Read, self.ftl.read(lpn)?),
                 Op::Write => {
                     self.gc_buffer.clear();
-                    let target = self.ftl.write(lpn, self.device.queued_per_chip(), &mut self.gc_buffer)?;
+                    let target =
+                        self.ftl
+                            .write(lpn, self.device.queued_per_chip(), &mut self.gc_buffer)?;
                     (TxnKind::Program, target)
                 }
             };
@@ -487,69 +540,94 @@ impl Simulation {
         }
         self.chip_busy_dies[chip] += 1;
         let counted = self.in_window(now);
-        let command = self.interconnect.transfer(now, txn.chip, Transfer::Command);
-        let mut path_wait = command.start_ns - now;
-        match txn.kind {
+        let (stage, transfer) = match txn.kind {
             TxnKind::Read => {
-                self.events.schedule(command.end_ns + self.page_read_ns, Event::ArrayDone { die: txn.die });
-                if counted {
-                    self.flash.reads += 1;
-                }
+                self.flash.reads += u64::from(counted);
+                (Stage::ReadCommand, Transfer::Command)
             }
             TxnKind::Program => {
-                let data = self.interconnect.transfer(now, txn.chip, Transfer::Data { bytes: txn.bytes });
-                path_wait += data.start_ns - command.end_ns;
-                self.events.schedule(data.end_ns + self.page_program_ns, Event::Done { die: txn.die });
-                if counted {
-                    self.flash.programs += 1;
-                }
+                self.flash.programs += u64::from(counted);
+                (Stage::ProgramIn, Transfer::ProgramIn { bytes: txn.bytes })
             }
             TxnKind::Copyback => {
-                self.events.schedule(command.end_ns + self.page_read_ns, Event::ArrayDone { die: txn.die });
-                if counted {
-                    self.flash.copybacks += 1;
-                }
+                self.flash.copybacks += u64::from(counted);
+                (Stage::CopybackReadCommand, Transfer::Command)
             }
             TxnKind::Erase => {
-                self.events.schedule(command.end_ns + self.block_erase_ns, Event::Done { die: txn.die });
-                if counted {
-                    self.flash.erases += 1;
-                }
+                self.flash.erases += u64::from(counted);
+                (Stage::EraseCommand, Transfer::Command)
             }
-        }
+        };
         if txn.request != NO_REQUEST {
             let request = &self.requests[txn.request as usize];
             if request.measured {
                 let sums = &mut self.waits[op_index(request.host.op)];
                 sums.pages += 1;
                 sums.chip_wait_ns += now - txn.enqueued_ns;
-                sums.path_wait_ns += path_wait;
             }
+        }
+        self.ask_path(now, txn.die, stage, transfer);
+    }
+
+    /// Ask the interconnect for a path for the die's next transfer.
+    fn ask_path(&mut self, now: u64, die: u32, stage: Stage, transfer: Transfer) {
+        self.die_stage[die as usize] = stage;
+        self.die_asked_ns[die as usize] = now;
+        let chip = self.die_txn[die as usize].chip;
+        if let Some(grant) = self.interconnect.acquire(now, chip, die, transfer) {
+            self.granted(grant);
+        }
+    }
+
+    /// A transfer got its path: it ends at `grant.end_ns`.
+    fn granted(&mut self, grant: Grant) {
+        let txn = self.die_txn[grant.die as usize];
+        if txn.request != NO_REQUEST {
+            let request = &self.requests[txn.request as usize];
+            if request.measured {
+                let wait = grant.start_ns - self.die_asked_ns[grant.die as usize];
+                self.waits[op_index(request.host.op)].path_wait_ns += wait;
+            }
+        }
+        self.events
+            .schedule(grant.end_ns, Event::TransferDone { die: grant.die });
+    }
+
+    fn on_transfer_done(&mut self, now: u64, die: u32) {
+        let txn = self.die_txn[die as usize];
+        let mut grants = std::mem::take(&mut self.grants);
+        self.interconnect.release(now, txn.chip, &mut grants);
+        for grant in grants.drain(..) {
+            self.granted(grant);
+        }
+        self.grants = grants;
+        match self.die_stage[die as usize] {
+            Stage::ReadCommand | Stage::CopybackReadCommand => self
+                .events
+                .schedule(now + self.page_read_ns, Event::ArrayDone { die }),
+            Stage::ReadData => self.events.schedule(now, Event::Done { die }),
+            Stage::ProgramIn | Stage::CopybackProgramCommand => self
+                .events
+                .schedule(now + self.page_program_ns, Event::Done { die }),
+            Stage::EraseCommand => self
+                .events
+                .schedule(now + self.block_erase_ns, Event::Done { die }),
         }
     }
 
     fn on_array_done(&mut self, now: u64, die: u32) {
         let txn = self.die_txn[die as usize];
-        match txn.kind {
-            TxnKind::Read => {
-                let data = self.interconnect.transfer(now, txn.chip, Transfer::Data { bytes: txn.bytes });
-                self.add_path_wait(&txn, data.start_ns - now);
-                self.events.schedule(data.end_ns, Event::Done { die });
+        match self.die_stage[die as usize] {
+            Stage::ReadCommand => self.ask_path(
+                now,
+                die,
+                Stage::ReadData,
+                Transfer::DataOut { bytes: txn.bytes },
+            ),
+            Stage::CopybackReadCommand => {
+                self.ask_path(now, die, Stage::CopybackProgramCommand, Transfer::Command)
             }
-            TxnKind::Copyback => {
-                let command = self.interconnect.transfer(now, txn.chip, Transfer::Command);
-                self.events.schedule(command.end_ns + self.page_program_ns, Event::Done { die });
-            }
-            TxnKind::Program | TxnKind::Erase => unreachable!("programs and erases have no array-done stage"),
-        }
-    }
-
-    fn add_path_wait(&mut self, txn: &Transaction, wait_ns: u64) {
-        if txn.request != NO_REQUEST {
-            let request = &self.requests[txn.request as usize];
-            if request.measured {
-                self.waits[op_index(request.host.op)].path_wait_ns += wait_ns;
-            }
+            stage => unreachable!("array done in stage {stage:?}"),
         }
     }
 
@@ -564,7 +642,8 @@ impl Simulation {
         let chip = txn.chip as usize;
         self.chip_busy_dies[chip] -= 1;
         if self.chip_busy_dies[chip] == 0 && now > self.window_start_ns {
-            self.chip_busy_total[chip] += now - self.chip_busy_since[chip].max(self.window_start_ns);
+            self.chip_busy_total[chip] +=
+                now - self.chip_busy_since[chip].max(self.window_start_ns);
         }
         if txn.request != NO_REQUEST {
             let request = &mut self.requests[txn.request as usize];
@@ -625,21 +704,37 @@ impl Simulation {
     /// Gather the results.
     pub fn results(&self) -> SimResults {
         let end = self.events.now_ns().max(self.last_completion_ns);
-        let start = if self.window_start_ns == u64::MAX { end } else { self.window_start_ns };
+        let start = if self.window_start_ns == u64::MAX {
+            end
+        } else {
+            self.window_start_ns
+        };
         let window = end.saturating_sub(start);
         let seconds = window as f64 / 1e9;
         let chips = self.geometry.chips();
         let per_chip: Vec<f64> = self
             .chip_busy_total
             .iter()
-            .map(|busy| if window == 0 { 0.0 } else { *busy as f64 / window as f64 })
+            .map(|busy| {
+                if window == 0 {
+                    0.0
+                } else {
+                    *busy as f64 / window as f64
+                }
+            })
             .collect();
         let utilization = per_chip.iter().sum::<f64>() / chips as f64;
         let ftl = self.ftl.counters();
         let base = self.ftl_at_window_start;
         let host_writes = ftl.host_page_writes - base.host_page_writes;
         let moved = ftl.gc_pages_moved - base.gc_pages_moved;
-        let mean = |sum: u64, n: u64| if n == 0 { 0.0 } else { sum as f64 / n as f64 / 1000.0 };
+        let mean = |sum: u64, n: u64| {
+            if n == 0 {
+                0.0
+            } else {
+                sum as f64 / n as f64 / 1000.0
+            }
+        };
         let completed = self.counts.completed;
         let erase_counts = self.ftl.erase_counts();
         let (mut lo, mut hi) = (u32::MAX, 0);
@@ -656,15 +751,35 @@ impl Simulation {
                 all: self.latency_all.stats(),
             },
             time_split_us: TimeSplit {
-                host_queue: if completed == 0 { 0.0 } else { self.host_wait_sum_ns as f64 / completed as f64 / 1000.0 },
-                device: if completed == 0 { 0.0 } else { self.device_time_sum_ns as f64 / completed as f64 / 1000.0 },
+                host_queue: if completed == 0 {
+                    0.0
+                } else {
+                    self.host_wait_sum_ns as f64 / completed as f64 / 1000.0
+                },
+                device: if completed == 0 {
+                    0.0
+                } else {
+                    self.device_time_sum_ns as f64 / completed as f64 / 1000.0
+                },
             },
             throughput: Throughput {
-                iops: if seconds > 0.0 { completed as f64 / seconds } else { 0.0 },
-                mib_per_s: if seconds > 0.0 { self.measured_bytes as f64 / (1 << 20) as f64 / seconds } else { 0.0 },
+                iops: if seconds > 0.0 {
+                    completed as f64 / seconds
+                } else {
+                    0.0
+                },
+                mib_per_s: if seconds > 0.0 {
+                    self.measured_bytes as f64 / (1 << 20) as f64 / seconds
+                } else {
+                    0.0
+                },
             },
             sim_time_ns: window,
-            chips: ChipStats { count: chips, utilization, per_chip_utilization: per_chip },
+            chips: ChipStats {
+                count: chips,
+                utilization,
+                per_chip_utilization: per_chip,
+            },
             conflicts: ConflictStats {
                 read: self.conflicts[0],
                 write: self.conflicts[1],
@@ -680,7 +795,11 @@ impl Simulation {
                 unmapped_reads: ftl.unmapped_reads - base.unmapped_reads,
                 erase_count_spread: hi.saturating_sub(lo.min(hi)),
             },
-            waf: if host_writes == 0 { 0.0 } else { (host_writes + moved) as f64 / host_writes as f64 },
+            waf: if host_writes == 0 {
+                0.0
+            } else {
+                (host_writes + moved) as f64 / host_writes as f64
+            },
             events: self.events.processed(),
         }
     }

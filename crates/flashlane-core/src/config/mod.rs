@@ -110,7 +110,12 @@ fn default_age_rounds() -> u32 {
 
 impl Default for PreconditionConfig {
     fn default() -> Self {
-        PreconditionConfig { write_trace_footprint: true, fill_fraction: 0.0, age: false, age_max_rounds: 50 }
+        PreconditionConfig {
+            write_trace_footprint: true,
+            fill_fraction: 0.0,
+            age: false,
+            age_max_rounds: 50,
+        }
     }
 }
 
@@ -136,36 +141,60 @@ impl Config {
     /// Load a preset by name, apply `key=value` overrides.
     pub fn from_preset(name: &str, overrides: &[(String, String)]) -> Result<Config, Error> {
         let text = preset_text(name).ok_or_else(|| {
-            Error::Config(format!("unknown preset `{name}`; known presets: {}", preset_names().join(", ")))
+            Error::Config(format!(
+                "unknown preset `{name}`; known presets: {}",
+                preset_names().join(", ")
+            ))
         })?;
         Config::from_text(text, &format!("preset {name}"), overrides)
     }
 
     /// Load a config file, apply `key=value` overrides.
-    pub fn from_file(path: &std::path::Path, overrides: &[(String, String)]) -> Result<Config, Error> {
+    pub fn from_file(
+        path: &std::path::Path,
+        overrides: &[(String, String)],
+    ) -> Result<Config, Error> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| Error::Config(format!("{}: cannot read config: {e}", path.display())))?;
         Config::from_text(&text, &path.display().to_string(), overrides)
     }
 
     /// Parse TOML `text` (named `origin` in errors) and apply overrides.
-    pub fn from_text(text: &str, origin: &str, overrides: &[(String, String)]) -> Result<Config, Error> {
+    pub fn from_text(
+        text: &str,
+        origin: &str,
+        overrides: &[(String, String)],
+    ) -> Result<Config, Error> {
         // First the file alone, so its errors carry its line numbers.
-        let config: Config = toml::from_str(text).map_err(|e| Error::Config(format!("{origin}: {e}")))?;
-        config.validate().map_err(|e| Error::Config(format!("{origin}: {e}")))?;
+        let config: Config =
+            toml::from_str(text).map_err(|e| Error::Config(format!("{origin}: {e}")))?;
+        config
+            .validate()
+            .map_err(|e| Error::Config(format!("{origin}: {e}")))?;
         if overrides.is_empty() {
             return Ok(config);
         }
-        let mut table: toml::Table = toml::from_str(text).map_err(|e| Error::Config(format!("{origin}: {e}")))?;
+        let mut table: toml::Table =
+            toml::from_str(text).map_err(|e| Error::Config(format!("{origin}: {e}")))?;
         for (key, value) in overrides {
             apply_override(&mut table, key, value)?;
         }
-        let config: Config = toml::Value::Table(table).try_into().map_err(|e: toml::de::Error| {
-            Error::Config(format!("{origin} with overrides {}: {}", describe(overrides), e.message()))
+        let config: Config =
+            toml::Value::Table(table)
+                .try_into()
+                .map_err(|e: toml::de::Error| {
+                    Error::Config(format!(
+                        "{origin} with overrides {}: {}",
+                        describe(overrides),
+                        e.message()
+                    ))
+                })?;
+        config.validate().map_err(|e| {
+            Error::Config(format!(
+                "{origin} with overrides {}: {e}",
+                describe(overrides)
+            ))
         })?;
-        config
-            .validate()
-            .map_err(|e| Error::Config(format!("{origin} with overrides {}: {e}", describe(overrides))))?;
         Ok(config)
     }
 
@@ -190,10 +219,13 @@ impl Config {
                 f.overprovisioning_fraction, spare_blocks
             ));
         }
-        for order in [Some(&f.host_visible_order), match &f.allocation {
-            AllocationConfig::Static { order } => Some(order),
-            AllocationConfig::Dynamic {} => None,
-        }]
+        for order in [
+            Some(&f.host_visible_order),
+            match &f.allocation {
+                AllocationConfig::Static { order } => Some(order),
+                AllocationConfig::Dynamic {} => None,
+            },
+        ]
         .into_iter()
         .flatten()
         {
@@ -226,14 +258,22 @@ impl Config {
 }
 
 fn describe(overrides: &[(String, String)]) -> String {
-    overrides.iter().map(|(k, v)| format!("--set {k}={v}")).collect::<Vec<_>>().join(" ")
+    overrides
+        .iter()
+        .map(|(k, v)| format!("--set {k}={v}"))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Parse `key=value` as given on the command line.
 pub fn parse_override(text: &str) -> Result<(String, String), Error> {
     match text.split_once('=') {
-        Some((key, value)) if !key.trim().is_empty() => Ok((key.trim().to_string(), value.trim().to_string())),
-        _ => Err(Error::Config(format!("--set {text}: expected key=value, e.g. ftl.overprovisioning_fraction=0.2"))),
+        Some((key, value)) if !key.trim().is_empty() => {
+            Ok((key.trim().to_string(), value.trim().to_string()))
+        }
+        _ => Err(Error::Config(format!(
+            "--set {text}: expected key=value, e.g. ftl.overprovisioning_fraction=0.2"
+        ))),
     }
 }
 
@@ -254,7 +294,11 @@ fn apply_override(table: &mut toml::Table, key: &str, value: &str) -> Result<(),
                 let known: Vec<&String> = current.keys().collect();
                 return Err(Error::Config(format!(
                     "--set {key}={value}: unknown key `{part}`; keys here: {}",
-                    known.iter().map(|k| k.as_str()).collect::<Vec<_>>().join(", ")
+                    known
+                        .iter()
+                        .map(|k| k.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 )));
             }
             if *part == "kind" {

@@ -2,10 +2,22 @@
 
 /// (name, TOML text) of every preset.
 pub const PRESETS: &[(&str, &str)] = &[
-    ("mqsim-default", include_str!("../../presets/mqsim-default.toml")),
-    ("ssdsim-mlc-8x8", include_str!("../../presets/ssdsim-mlc-8x8.toml")),
-    ("venice-perf", include_str!("../../presets/venice-perf.toml")),
-    ("venice-cost", include_str!("../../presets/venice-cost.toml")),
+    (
+        "mqsim-default",
+        include_str!("../../presets/mqsim-default.toml"),
+    ),
+    (
+        "ssdsim-mlc-8x8",
+        include_str!("../../presets/ssdsim-mlc-8x8.toml"),
+    ),
+    (
+        "venice-perf",
+        include_str!("../../presets/venice-perf.toml"),
+    ),
+    (
+        "venice-cost",
+        include_str!("../../presets/venice-cost.toml"),
+    ),
     ("sos-4x4", include_str!("../../presets/sos-4x4.toml")),
 ];
 
@@ -14,5 +26,8 @@ pub fn preset_names() -> Vec<&'static str> {
 }
 
 pub fn preset_text(name: &str) -> Option<&'static str> {
-    PRESETS.iter().find(|(n, _)| *n == name).map(|(_, text)| *text)
+    PRESETS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, text)| *text)
 }

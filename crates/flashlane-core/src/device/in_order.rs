@@ -11,7 +11,10 @@ pub struct InOrder {
 
 impl InOrder {
     pub fn new(chips: u32) -> Self {
-        InOrder { queue: VecDeque::with_capacity(1024), queued: vec![0; chips as usize] }
+        InOrder {
+            queue: VecDeque::with_capacity(1024),
+            queued: vec![0; chips as usize],
+        }
     }
 }
 

@@ -74,7 +74,9 @@ impl DeviceSchedulerConfig {
     pub fn build(&self, chips: u32) -> AnyDeviceScheduler {
         match self {
             DeviceSchedulerConfig::InOrder {} => AnyDeviceScheduler::InOrder(InOrder::new(chips)),
-            DeviceSchedulerConfig::OutOfOrder {} => AnyDeviceScheduler::OutOfOrder(OutOfOrder::new(chips)),
+            DeviceSchedulerConfig::OutOfOrder {} => {
+                AnyDeviceScheduler::OutOfOrder(OutOfOrder::new(chips))
+            }
         }
     }
 }

@@ -50,7 +50,12 @@ impl<E: Copy> Default for EventQueue<E> {
 
 impl<E: Copy> EventQueue<E> {
     pub fn new() -> Self {
-        EventQueue { heap: BinaryHeap::with_capacity(1024), next_seq: 0, now_ns: 0, processed: 0 }
+        EventQueue {
+            heap: BinaryHeap::with_capacity(1024),
+            next_seq: 0,
+            now_ns: 0,
+            processed: 0,
+        }
     }
 
     /// Current simulated time: the time of the last event popped.
@@ -76,7 +81,11 @@ impl<E: Copy> EventQueue<E> {
         debug_assert!(time_ns >= self.now_ns, "event scheduled in the past");
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.heap.push(Entry { time_ns: time_ns.max(self.now_ns), seq, payload });
+        self.heap.push(Entry {
+            time_ns: time_ns.max(self.now_ns),
+            seq,
+            payload,
+        });
     }
 
     /// Pop the earliest event and advance time to it.

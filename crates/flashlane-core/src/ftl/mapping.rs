@@ -14,7 +14,10 @@ pub struct ChunkedTable {
 impl ChunkedTable {
     pub fn new(len: u64) -> Self {
         let chunks = len.div_ceil(CHUNK as u64) as usize;
-        ChunkedTable { chunks: (0..chunks).map(|_| None).collect(), allocated_chunks: 0 }
+        ChunkedTable {
+            chunks: (0..chunks).map(|_| None).collect(),
+            allocated_chunks: 0,
+        }
     }
 
     pub fn get(&self, index: u64) -> u32 {
@@ -53,7 +56,10 @@ pub struct PageMap {
 
 impl PageMap {
     pub fn new(logical_pages: u64) -> Self {
-        PageMap { table: ChunkedTable::new(logical_pages), logical_pages }
+        PageMap {
+            table: ChunkedTable::new(logical_pages),
+            logical_pages,
+        }
     }
 
     pub fn logical_pages(&self) -> u64 {

@@ -72,12 +72,19 @@ pub struct Ftl {
 }
 
 impl Ftl {
-    pub fn new(geometry: &Geometry, config: &FtlConfig, static_map: StaticMap, check_integrity: bool) -> Self {
+    pub fn new(
+        geometry: &Geometry,
+        config: &FtlConfig,
+        static_map: StaticMap,
+        check_integrity: bool,
+    ) -> Self {
         let pages_per_plane = geometry.pages_per_plane();
-        let logical_pages =
-            ((geometry.physical_pages() as f64) * (1.0 - config.overprovisioning_fraction)).floor() as u64;
+        let logical_pages = ((geometry.physical_pages() as f64)
+            * (1.0 - config.overprovisioning_fraction))
+            .floor() as u64;
         let gc_threshold_blocks =
-            ((geometry.blocks_per_plane as f64 * config.gc_threshold_fraction).ceil() as u32).max(1);
+            ((geometry.blocks_per_plane as f64 * config.gc_threshold_fraction).ceil() as u32)
+                .max(1);
         let shadow = check_integrity.then(|| Shadow {
             lpn_version: ChunkedTable::new(logical_pages),
             ppn_version: vec![0; geometry.physical_pages() as usize],
@@ -88,7 +95,9 @@ impl Ftl {
             static_map,
             dynamic: matches!(config.allocation, AllocationConfig::Dynamic {}),
             map: PageMap::new(logical_pages),
-            planes: (0..geometry.planes()).map(|_| Plane::new(geometry.blocks_per_plane, geometry.pages_per_block)).collect(),
+            planes: (0..geometry.planes())
+                .map(|_| Plane::new(geometry.blocks_per_plane, geometry.pages_per_block))
+                .collect(),
             gc_threshold_blocks,
             pages_per_plane,
             counters: FtlCounters::default(),
@@ -129,18 +138,26 @@ impl Ftl {
     }
 
     pub fn erase_counts(&self) -> impl Iterator<Item = u32> + '_ {
-        self.planes.iter().flat_map(|p| p.blocks.iter().map(|b| b.erase_count))
+        self.planes
+            .iter()
+            .flat_map(|p| p.blocks.iter().map(|b| b.erase_count))
     }
 
     fn target_of(&self, ppn: u32) -> PhysicalTarget {
         let plane = (ppn as u64 / self.pages_per_plane) as u32;
         let (chip, die, _) = self.geometry.plane_location(plane);
-        PhysicalTarget { chip, die: chip * self.geometry.dies_per_chip + die, plane, ppn }
+        PhysicalTarget {
+            chip,
+            die: chip * self.geometry.dies_per_chip + die,
+            plane,
+            ppn,
+        }
     }
 
     fn ppn_of(&self, plane: u32, block: u32, page: u32) -> u32 {
-        (plane as u64 * self.pages_per_plane + block as u64 * self.geometry.pages_per_block as u64 + page as u64)
-            as u32
+        (plane as u64 * self.pages_per_plane
+            + block as u64 * self.geometry.pages_per_block as u64
+            + page as u64) as u32
     }
 
     fn split_ppn(&self, ppn: u32) -> (u32, u32, u32) {
@@ -186,9 +203,18 @@ impl Ftl {
     /// Translate a write of logical page `lpn`: allocate a page, remap, invalidate the old copy.
     /// Garbage collection the write makes necessary is appended to `gc_ops`. `chip_load` gives
     /// the queued flash transactions per chip (used by dynamic allocation).
-    pub fn write(&mut self, lpn: u64, chip_load: &[u32], gc_ops: &mut Vec<GcOp>) -> Result<PhysicalTarget, Error> {
+    pub fn write(
+        &mut self,
+        lpn: u64,
+        chip_load: &[u32],
+        gc_ops: &mut Vec<GcOp>,
+    ) -> Result<PhysicalTarget, Error> {
         self.check_lpn(lpn)?;
-        let plane = if self.dynamic { self.dynamic_plane(chip_load) } else { self.static_map.plane_of(lpn) };
+        let plane = if self.dynamic {
+            self.dynamic_plane(chip_load)
+        } else {
+            self.static_map.plane_of(lpn)
+        };
         let target = self.place_write(lpn, plane)?;
         self.counters.host_page_writes += 1;
         self.collect_if_needed(plane, gc_ops)?;
@@ -271,7 +297,9 @@ impl Ftl {
             self.planes[plane as usize].erase(victim);
             self.counters.erases += 1;
             let erase_target = self.target_of(self.ppn_of(plane, victim, 0));
-            gc_ops.push(GcOp::Erase { target: erase_target });
+            gc_ops.push(GcOp::Erase {
+                target: erase_target,
+            });
         }
         Ok(())
     }
@@ -304,7 +332,9 @@ mod tests {
         let c = FtlConfig {
             overprovisioning_fraction: 0.25,
             gc_threshold_fraction: 0.125,
-            allocation: AllocationConfig::Static { order: [Level::Channel, Level::Chip, Level::Die, Level::Plane] },
+            allocation: AllocationConfig::Static {
+                order: [Level::Channel, Level::Chip, Level::Die, Level::Plane],
+            },
             host_visible_order: [Level::Channel, Level::Chip, Level::Die, Level::Plane],
         };
         (g, c)
@@ -346,8 +376,13 @@ mod tests {
         let (g, c) = small();
         let map = StaticMap::new(&g, [Level::Channel, Level::Chip, Level::Die, Level::Plane]);
         let mut ftl = Ftl::new(&g, &c, map, false);
-        let err = ftl.write(ftl.logical_pages(), &[0, 0], &mut Vec::new()).unwrap_err();
-        assert!(err.to_string().contains("past the simulated capacity"), "{err}");
+        let err = ftl
+            .write(ftl.logical_pages(), &[0, 0], &mut Vec::new())
+            .unwrap_err();
+        assert!(
+            err.to_string().contains("past the simulated capacity"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -40,7 +40,13 @@ impl Plane {
     pub fn new(blocks: u32, pages_per_block: u32) -> Self {
         Plane {
             blocks: (0..blocks)
-                .map(|_| Block { erase_count: 0, valid_pages: 0, next_page: 0, state: BlockState::Free, reverse: None })
+                .map(|_| Block {
+                    erase_count: 0,
+                    valid_pages: 0,
+                    next_page: 0,
+                    state: BlockState::Free,
+                    reverse: None,
+                })
                 .collect(),
             free: (0..blocks).map(|b| Reverse((0, b))).collect(),
             active: None,
@@ -67,7 +73,9 @@ impl Plane {
         let pages_per_block = self.pages_per_block;
         let block = &mut self.blocks[block_index as usize];
         let page = block.next_page;
-        let reverse = block.reverse.get_or_insert_with(|| vec![INVALID; pages_per_block as usize].into_boxed_slice());
+        let reverse = block
+            .reverse
+            .get_or_insert_with(|| vec![INVALID; pages_per_block as usize].into_boxed_slice());
         reverse[page as usize] = lpn;
         block.valid_pages += 1;
         block.next_page += 1;
@@ -94,7 +102,8 @@ impl Plane {
     pub fn greedy_victim(&self) -> Option<u32> {
         let mut best: Option<(u32, u32, u32)> = None;
         for (index, block) in self.blocks.iter().enumerate() {
-            let reclaimable = block.state == BlockState::Full && block.valid_pages < self.pages_per_block;
+            let reclaimable =
+                block.state == BlockState::Full && block.valid_pages < self.pages_per_block;
             let key = (block.valid_pages, block.erase_count, index as u32);
             if reclaimable && best.is_none_or(|b| key < b) {
                 best = Some(key);

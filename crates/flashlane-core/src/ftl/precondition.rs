@@ -18,12 +18,17 @@ pub struct Footprint {
 
 impl Footprint {
     pub fn new(logical_pages: u64) -> Self {
-        Footprint { words: vec![0; logical_pages.div_ceil(64) as usize], pages: 0 }
+        Footprint {
+            words: vec![0; logical_pages.div_ceil(64) as usize],
+            pages: 0,
+        }
     }
 
     /// Mark `lpn`; returns false if it is past the end.
     pub fn insert(&mut self, lpn: u64) -> bool {
-        let Some(word) = self.words.get_mut((lpn / 64) as usize) else { return false };
+        let Some(word) = self.words.get_mut((lpn / 64) as usize) else {
+            return false;
+        };
         let bit = 1u64 << (lpn % 64);
         if *word & bit == 0 {
             *word |= bit;
@@ -33,7 +38,9 @@ impl Footprint {
     }
 
     pub fn contains(&self, lpn: u64) -> bool {
-        self.words.get((lpn / 64) as usize).is_some_and(|w| w & (1 << (lpn % 64)) != 0)
+        self.words
+            .get((lpn / 64) as usize)
+            .is_some_and(|w| w & (1 << (lpn % 64)) != 0)
     }
 
     /// Distinct logical pages marked.

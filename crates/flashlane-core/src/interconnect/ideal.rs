@@ -10,13 +10,18 @@ pub struct Ideal {
 
 impl Ideal {
     pub fn new(geometry: &Geometry, timing: &Timing) -> Self {
-        Ideal { links: Links::new(geometry.chips() as usize, timing) }
+        Ideal {
+            links: Links::new(geometry.chips() as usize, timing),
+        }
     }
 }
 
 impl Interconnect for Ideal {
-    fn transfer(&mut self, now_ns: u64, chip: u32, what: Transfer) -> Grant {
-        self.links.reserve(now_ns, chip as usize, what)
+    fn acquire(&mut self, now_ns: u64, chip: u32, die: u32, what: Transfer) -> Option<Grant> {
+        self.links.acquire(now_ns, chip as usize, die, what)
+    }
+    fn release(&mut self, now_ns: u64, chip: u32, granted: &mut Vec<Grant>) {
+        self.links.release(now_ns, chip as usize, granted)
     }
     fn report(&self) -> InterconnectReport {
         self.links.report()

@@ -5,6 +5,8 @@
 mod ideal;
 mod shared_bus;
 
+use std::collections::VecDeque;
+
 use serde::{Deserialize, Serialize};
 
 use crate::config::Timing;
@@ -16,6 +18,8 @@ pub use shared_bus::SharedBus;
 /// A granted transfer: it occupies its path from `start_ns` to `end_ns`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Grant {
+    /// The die (global index) the transfer serves, as given to `acquire`.
+    pub die: u32,
     pub start_ns: u64,
     pub end_ns: u64,
 }
@@ -23,7 +27,7 @@ pub struct Grant {
 /// Counters an interconnect reports.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct InterconnectReport {
-    /// Transfers that could not start at the moment they were requested (path busy).
+    /// Transfers that could not start the moment they asked for a path (path busy).
     pub path_conflicts: u64,
     /// Sum over transfers of (start - request time), ns.
     pub path_wait_ns: u64,
@@ -31,21 +35,31 @@ pub struct InterconnectReport {
     pub transfers: u64,
 }
 
-/// Contract: `transfer` is called in non-decreasing `now_ns` order (the engine's order) and
-/// returns the interval the transfer occupies, starting no earlier than `now_ns`. An
-/// implementation keeps whatever path state it needs; it never sees schedulers or the FTL.
+/// Contract: the simulator asks for a path with `acquire` (at most one outstanding request per
+/// die) and tells the interconnect when a granted transfer ends with `release`, at the grant's
+/// `end_ns`. Grants are returned exactly once, never before they were asked for, and a path
+/// carries one transfer at a time. An implementation never sees schedulers or the FTL.
 pub trait Interconnect {
-    /// Reserve a path between `chip`'s controller and `chip` for `bytes` bytes (commands are
-    /// transfers too: pass `Transfer::Command`).
-    fn transfer(&mut self, now_ns: u64, chip: u32, what: Transfer) -> Grant;
+    /// Ask for a path between `chip`'s controller and `chip` on behalf of `die`. Returns the
+    /// grant if the transfer starts now; otherwise the request waits and is granted later
+    /// from `release`.
+    fn acquire(&mut self, now_ns: u64, chip: u32, die: u32, what: Transfer) -> Option<Grant>;
+    /// The transfer granted to `chip`'s path ended at `now_ns`; append the grants of waiting
+    /// transfers that start now to `granted`.
+    fn release(&mut self, now_ns: u64, chip: u32, granted: &mut Vec<Grant>);
     fn report(&self) -> InterconnectReport;
 }
 
 /// What crosses the path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Transfer {
+    /// A command and address sequence that starts an array operation (read, erase, copyback).
+    /// Controllers send these ahead of waiting data so idle dies start work early.
     Command,
-    Data { bytes: u32 },
+    /// Data out of a die after a read.
+    DataOut { bytes: u32 },
+    /// Program command, address and data in, one bus sequence.
+    ProgramIn { bytes: u32 },
 }
 
 /// Interconnect choice in a config (`[interconnect] kind = "shared_bus"`).
@@ -68,7 +82,9 @@ impl InterconnectConfig {
 
     pub fn build(&self, geometry: &Geometry, timing: &Timing) -> AnyInterconnect {
         match self {
-            InterconnectConfig::SharedBus {} => AnyInterconnect::SharedBus(SharedBus::new(geometry, timing)),
+            InterconnectConfig::SharedBus {} => {
+                AnyInterconnect::SharedBus(SharedBus::new(geometry, timing))
+            }
             InterconnectConfig::Ideal {} => AnyInterconnect::Ideal(Ideal::new(geometry, timing)),
         }
     }
@@ -81,10 +97,16 @@ pub enum AnyInterconnect {
 }
 
 impl Interconnect for AnyInterconnect {
-    fn transfer(&mut self, now_ns: u64, chip: u32, what: Transfer) -> Grant {
+    fn acquire(&mut self, now_ns: u64, chip: u32, die: u32, what: Transfer) -> Option<Grant> {
         match self {
-            AnyInterconnect::SharedBus(i) => i.transfer(now_ns, chip, what),
-            AnyInterconnect::Ideal(i) => i.transfer(now_ns, chip, what),
+            AnyInterconnect::SharedBus(i) => i.acquire(now_ns, chip, die, what),
+            AnyInterconnect::Ideal(i) => i.acquire(now_ns, chip, die, what),
+        }
+    }
+    fn release(&mut self, now_ns: u64, chip: u32, granted: &mut Vec<Grant>) {
+        match self {
+            AnyInterconnect::SharedBus(i) => i.release(now_ns, chip, granted),
+            AnyInterconnect::Ideal(i) => i.release(now_ns, chip, granted),
         }
     }
     fn report(&self) -> InterconnectReport {
@@ -100,10 +122,27 @@ pub fn transfer_ns(bytes: u32, bytes_per_ns: f64) -> u64 {
     (bytes as f64 / bytes_per_ns).ceil() as u64
 }
 
-/// "Busy until T" links: a transfer starts when its link frees, in request order.
+/// A waiting transfer.
+#[derive(Debug, Clone, Copy)]
+struct Waiting {
+    die: u32,
+    since_ns: u64,
+    duration_ns: u64,
+}
+
+/// One link: busy with one transfer or free; waiting commands go before waiting data, each
+/// class first come, first served.
+#[derive(Debug, Clone, Default)]
+struct Link {
+    busy: bool,
+    commands: VecDeque<Waiting>,
+    data: VecDeque<Waiting>,
+}
+
+/// A set of independent links with command-first arbitration.
 #[derive(Debug, Clone)]
 pub(crate) struct Links {
-    free_at_ns: Vec<u64>,
+    links: Vec<Link>,
     command_ns: u64,
     bytes_per_ns: f64,
     report: InterconnectReport,
@@ -112,27 +151,66 @@ pub(crate) struct Links {
 impl Links {
     pub(crate) fn new(count: usize, timing: &Timing) -> Self {
         Links {
-            free_at_ns: vec![0; count],
+            links: vec![Link::default(); count],
             command_ns: timing.command_transfer_ns,
             bytes_per_ns: timing.channel_bytes_per_ns,
             report: InterconnectReport::default(),
         }
     }
 
-    pub(crate) fn reserve(&mut self, now_ns: u64, link: usize, what: Transfer) -> Grant {
-        let duration = match what {
+    fn duration(&self, what: Transfer) -> u64 {
+        match what {
             Transfer::Command => self.command_ns,
-            Transfer::Data { bytes } => transfer_ns(bytes, self.bytes_per_ns),
-        };
-        let start_ns = now_ns.max(self.free_at_ns[link]);
-        let end_ns = start_ns + duration;
-        self.free_at_ns[link] = end_ns;
-        self.report.transfers += 1;
-        if start_ns > now_ns {
-            self.report.path_conflicts += 1;
-            self.report.path_wait_ns += start_ns - now_ns;
+            Transfer::DataOut { bytes } => transfer_ns(bytes, self.bytes_per_ns),
+            Transfer::ProgramIn { bytes } => {
+                self.command_ns + transfer_ns(bytes, self.bytes_per_ns)
+            }
         }
-        Grant { start_ns, end_ns }
+    }
+
+    fn grant(&mut self, now_ns: u64, waiting: Waiting) -> Grant {
+        self.report.transfers += 1;
+        if now_ns > waiting.since_ns {
+            self.report.path_conflicts += 1;
+            self.report.path_wait_ns += now_ns - waiting.since_ns;
+        }
+        Grant {
+            die: waiting.die,
+            start_ns: now_ns,
+            end_ns: now_ns + waiting.duration_ns,
+        }
+    }
+
+    pub(crate) fn acquire(
+        &mut self,
+        now_ns: u64,
+        link: usize,
+        die: u32,
+        what: Transfer,
+    ) -> Option<Grant> {
+        let waiting = Waiting {
+            die,
+            since_ns: now_ns,
+            duration_ns: self.duration(what),
+        };
+        let l = &mut self.links[link];
+        if !l.busy {
+            l.busy = true;
+            return Some(self.grant(now_ns, waiting));
+        }
+        match what {
+            Transfer::Command => l.commands.push_back(waiting),
+            Transfer::DataOut { .. } | Transfer::ProgramIn { .. } => l.data.push_back(waiting),
+        }
+        None
+    }
+
+    pub(crate) fn release(&mut self, now_ns: u64, link: usize, granted: &mut Vec<Grant>) {
+        let l = &mut self.links[link];
+        match l.commands.pop_front().or_else(|| l.data.pop_front()) {
+            Some(next) => granted.push(self.grant(now_ns, next)),
+            None => l.busy = false,
+        }
     }
 
     pub(crate) fn report(&self) -> InterconnectReport {

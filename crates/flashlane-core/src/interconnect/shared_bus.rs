@@ -11,13 +11,21 @@ pub struct SharedBus {
 
 impl SharedBus {
     pub fn new(geometry: &Geometry, timing: &Timing) -> Self {
-        SharedBus { links: Links::new(geometry.channels as usize, timing), chips_per_channel: geometry.chips_per_channel }
+        SharedBus {
+            links: Links::new(geometry.channels as usize, timing),
+            chips_per_channel: geometry.chips_per_channel,
+        }
     }
 }
 
 impl Interconnect for SharedBus {
-    fn transfer(&mut self, now_ns: u64, chip: u32, what: Transfer) -> Grant {
-        self.links.reserve(now_ns, (chip / self.chips_per_channel) as usize, what)
+    fn acquire(&mut self, now_ns: u64, chip: u32, die: u32, what: Transfer) -> Option<Grant> {
+        self.links
+            .acquire(now_ns, (chip / self.chips_per_channel) as usize, die, what)
+    }
+    fn release(&mut self, now_ns: u64, chip: u32, granted: &mut Vec<Grant>) {
+        self.links
+            .release(now_ns, (chip / self.chips_per_channel) as usize, granted)
     }
     fn report(&self) -> InterconnectReport {
         self.links.report()

@@ -133,6 +133,7 @@ pub fn open(path: &Path, format: TraceFormat) -> Result<Box<dyn TraceReader>, Tr
 pub fn detect(path: &Path) -> Result<TraceFormat, TraceError> {
     Err(TraceError::File {
         path: path.to_path_buf(),
-        message: "layout detection is not available yet; pass --format (mqsim, ssdsim, disksim)".into(),
+        message: "layout detection is not available yet; pass --format (mqsim, ssdsim, disksim)"
+            .into(),
     })
 }
