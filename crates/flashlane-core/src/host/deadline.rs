@@ -97,10 +97,12 @@ impl DirQueue {
             last = k;
         }
         // Front merges: the nearest lower-offset request ending exactly at `start`.
-        while front_merges {
-            let Some((&k, r)) = self.sorted.range(..(start, 0)).next_back() else {
-                break;
-            };
+        while let Some((&k, r)) = self
+            .sorted
+            .range(..(start, 0))
+            .next_back()
+            .filter(|_| front_merges)
+        {
             if r.offset_bytes + r.size_bytes != start || size + r.size_bytes > MAX_MERGE_BYTES {
                 break;
             }
