@@ -483,3 +483,190 @@ impl HostScheduler for AnyHostScheduler {
         each_scheduler!(self, s => s.report())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::geometry::Level;
+
+    fn geometry() -> Geometry {
+        Geometry {
+            channels: 2,
+            chips_per_channel: 2,
+            dies_per_chip: 1,
+            planes_per_die: 1,
+            blocks_per_plane: 16,
+            pages_per_block: 8,
+            page_bytes: 4096,
+        }
+    }
+
+    /// Calls `f` with a view at `now_ns` over an idle 4-chip device.
+    fn with_view<R>(now_ns: u64, f: impl FnOnce(&HostView) -> R) -> R {
+        let g = geometry();
+        let map = StaticMap::new(&g, [Level::Channel, Level::Chip, Level::Die, Level::Plane]);
+        let per_chip = [0u32; 4];
+        f(&HostView {
+            now_ns,
+            geometry: &g,
+            static_map: &map,
+            outstanding_per_chip: &per_chip,
+            outstanding: 0,
+            device_free_slots: 4,
+        })
+    }
+
+    fn req(id: u32, op: Op, lpn: u64, arrival_ns: u64) -> HostRequest {
+        let mut chips = ChipSet::EMPTY;
+        chips.insert((lpn % 4) as u32);
+        HostRequest {
+            id,
+            seq: id as u64,
+            arrival_ns,
+            op,
+            offset_bytes: lpn * 4096,
+            size_bytes: 4096,
+            first_lpn: lpn,
+            pages: 1,
+            stream: 0,
+            chips,
+        }
+    }
+
+    fn pop(s: &mut AnyHostScheduler, now_ns: u64) -> Vec<RequestId> {
+        let mut out = Vec::new();
+        with_view(now_ns, |v| s.pop(v, &mut out));
+        out
+    }
+
+    fn build(json: &str) -> AnyHostScheduler {
+        serde_json::from_str::<HostSchedulerConfig>(json)
+            .unwrap()
+            .build()
+    }
+
+    #[test]
+    fn noop_merges_only_contiguous_same_direction_neighbours() {
+        let mut s = build(r#"{"kind":"noop","merge":true}"#);
+        for r in [
+            req(0, Op::Read, 10, 0),
+            req(1, Op::Read, 11, 0),
+            req(2, Op::Write, 12, 0),
+            req(3, Op::Write, 20, 0),
+        ] {
+            with_view(0, |v| s.push(r, v));
+        }
+        assert_eq!(pop(&mut s, 0), vec![0, 1]);
+        assert_eq!(pop(&mut s, 0), vec![2]);
+        assert_eq!(s.report().merges, 1);
+    }
+
+    #[test]
+    fn deadline_sends_an_expired_request_before_the_sorted_successor() {
+        let json = r#"{"kind":"deadline","read_expire_ns":1000000,"fifo_batch_requests":1}"#;
+        for (now, expect) in [(2_000_000, 1), (500_000, 2)] {
+            let mut s = build(json);
+            with_view(0, |v| s.push(req(0, Op::Read, 0, 0), v));
+            assert_eq!(pop(&mut s, 0), vec![0]);
+            with_view(0, |v| s.push(req(1, Op::Read, 1000, 100_000), v));
+            with_view(0, |v| s.push(req(2, Op::Read, 5, 400_000), v));
+            // Sorted order after offset 0 is request 2; request 1 expires at 1.1 ms.
+            assert_eq!(pop(&mut s, now), vec![expect], "now {now}");
+        }
+    }
+
+    #[test]
+    fn deadline_serves_writes_after_writes_starved_read_picks() {
+        let mut s = build(r#"{"kind":"deadline","fifo_batch_requests":1}"#);
+        with_view(0, |v| {
+            s.push(req(0, Op::Write, 100, 0), v);
+            for i in 1..5 {
+                s.push(req(i, Op::Read, i as u64 * 2, 0), v);
+            }
+        });
+        let order: Vec<_> = (0..4).flat_map(|_| pop(&mut s, 0)).collect();
+        assert_eq!(order, vec![1, 2, 0, 3]);
+        assert_eq!(s.report().starvation_guard_activations, 1);
+    }
+
+    #[test]
+    fn pass_round_robins_regions_and_alternates_directions() {
+        // Regions of 8 pages; threshold 2.
+        let mut s = build(r#"{"kind":"pass","region_bytes":32768,"batch_threshold_requests":2}"#);
+        with_view(0, |v| {
+            s.push(req(0, Op::Read, 0, 0), v);
+            s.push(req(1, Op::Read, 2, 0), v);
+            s.push(req(2, Op::Read, 4, 0), v);
+            s.push(req(3, Op::Write, 6, 0), v);
+            s.push(req(4, Op::Read, 8, 0), v);
+        });
+        let order: Vec<_> = (0..5).flat_map(|_| pop(&mut s, 0)).collect();
+        // Region 0 reads (2), region 1 reads, region 0 writes (its next turn), region 0 reads.
+        assert_eq!(order, vec![0, 1, 4, 3, 2]);
+        assert_eq!(s.report().batches, 4);
+    }
+
+    #[test]
+    fn pass_expired_request_goes_first() {
+        let mut s = build(r#"{"kind":"pass","region_bytes":32768,"read_expire_ns":1000}"#);
+        with_view(0, |v| {
+            s.push(req(0, Op::Write, 0, 0), v);
+            s.push(req(1, Op::Read, 9, 0), v);
+        });
+        assert_eq!(pop(&mut s, 5_000), vec![1]);
+        assert_eq!(s.report().expired_dispatches, 1);
+    }
+
+    #[test]
+    fn anticipatory_holds_then_times_out() {
+        let mut s = build(r#"{"kind":"anticipatory","antic_expire_ns":1000}"#);
+        let mut r0 = req(0, Op::Read, 0, 0);
+        r0.stream = 7;
+        with_view(0, |v| s.complete(&r0, v));
+        with_view(0, |v| s.push(req(1, Op::Read, 3, 0), v));
+        assert!(pop(&mut s, 10).is_empty());
+        assert_eq!(s.wake_at_ns(), Some(1000));
+        assert_eq!(pop(&mut s, 1000), vec![1]);
+        let mut r2 = req(2, Op::Read, 1, 0);
+        r2.stream = 7;
+        with_view(1000, |v| s.complete(&r0, v));
+        with_view(1000, |v| s.push(req(3, Op::Read, 5, 0), v));
+        with_view(1000, |v| s.push(r2, v));
+        assert_eq!(pop(&mut s, 1001), vec![2]);
+        assert_eq!(s.report().anticipation_hits, 1);
+    }
+
+    #[test]
+    fn cfq_rotates_streams_by_slice() {
+        let mut s = build(r#"{"kind":"cfq","slice_sync_ns":100}"#);
+        with_view(0, |v| {
+            for i in 0..4 {
+                let mut r = req(i, Op::Read, i as u64 * 3, 0);
+                r.stream = i % 2;
+                s.push(r, v);
+            }
+        });
+        assert_eq!(pop(&mut s, 0), vec![0]);
+        assert_eq!(pop(&mut s, 50), vec![2]);
+        assert_eq!(pop(&mut s, 150), vec![1]);
+        assert_eq!(pop(&mut s, 160), vec![3]);
+    }
+
+    #[test]
+    fn piq_guard_serves_write_phase_after_read_phase() {
+        let mut s = build(r#"{"kind":"rws"}"#);
+        with_view(0, |v| {
+            s.push(req(0, Op::Write, 0, 0), v);
+            s.push(req(1, Op::Read, 1, 0), v);
+        });
+        assert_eq!(pop(&mut s, 0), vec![1]);
+        with_view(0, |v| s.push(req(2, Op::Read, 2, 0), v));
+        // The read phase covered one read; the write goes before the newer read.
+        assert_eq!(pop(&mut s, 0), vec![0]);
+        assert_eq!(pop(&mut s, 0), vec![2]);
+        let r = s.report();
+        assert_eq!(r.starvation_guard_activations, 1);
+        assert_eq!(r.reads_prioritized, 1);
+        assert!((r.reads_prioritized_share - 0.5).abs() < 1e-9);
+    }
+}
