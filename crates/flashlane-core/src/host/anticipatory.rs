@@ -82,7 +82,10 @@ impl HostScheduler for Anticipatory {
     }
 
     fn wake_at_ns(&self) -> Option<u64> {
-        self.window.map(|w| w.until_ns)
+        // Nothing to release when empty; a push makes the simulator call `pop` anyway.
+        self.window
+            .filter(|_| !self.inner.is_empty())
+            .map(|w| w.until_ns)
     }
 
     fn report(&self) -> HostSchedulerReport {
