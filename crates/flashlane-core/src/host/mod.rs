@@ -3,14 +3,26 @@
 //! Every host scheduler implements [`HostScheduler`]; [`HostSchedulerConfig`] lists them all
 //! (static dispatch through [`AnyHostScheduler`], no registration at start-up).
 
+mod anticipatory;
+mod cfq;
+mod deadline;
 mod noop;
+mod pass;
+mod piq;
+mod vios;
 
 use serde::{Deserialize, Serialize};
 
 use crate::geometry::{ChipSet, Geometry, StaticMap};
 use crate::trace::Op;
 
+pub use anticipatory::Anticipatory;
+pub use cfq::Cfq;
+pub use deadline::{Deadline, DeadlineParams};
 pub use noop::Noop;
+pub use pass::{Pass, PassParams};
+pub use piq::{Piq, PiqDispatch, PiqVariant};
+pub use vios::{Vios, ViosBatches};
 
 /// Index of a request in the simulator's request table. Valid while the request is live.
 pub type RequestId = u32;
@@ -53,13 +65,84 @@ pub struct HostView<'a> {
 /// Counters a scheduler reports at the end of a run (zero where not applicable).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct HostSchedulerReport {
-    /// Batches formed (PIQ, VIOS, PASS); 0 for schedulers without batches.
+    /// Batches formed (PIQ, VIOS chip batches, PASS turns); 0 for schedulers without batches.
     pub batches: u64,
     /// Requests that went out in those batches.
     pub batched_requests: u64,
+    /// `batched_requests / batches`, 0 when no batch was formed.
+    pub mean_batch_size: f64,
     /// Requests merged into an adjacent request before dispatch.
     pub merges: u64,
+    /// Reads dispatched (merged reads count once per request).
+    pub reads_dispatched: u64,
+    /// Reads dispatched while a write that arrived earlier was still waiting.
+    pub reads_prioritized: u64,
+    /// `reads_prioritized / reads_dispatched`, 0 when no read was dispatched.
+    pub reads_prioritized_share: f64,
+    /// Times a starvation guard overrode the normal order (PIQ/VIOS write phases started while
+    /// reads waited, deadline/mq-deadline `writes_starved` write picks).
+    pub starvation_guard_activations: u64,
+    /// Requests dispatched because their deadline had expired (deadline, anticipatory, PASS).
+    pub expired_dispatches: u64,
+    /// Anticipation windows opened after a read completed (anticipatory).
+    pub anticipation_windows: u64,
+    /// Anticipation windows that ended with a read of the awaited stream (anticipatory).
+    pub anticipation_hits: u64,
+    /// Scheduler time slices started (CFQ).
+    pub slices: u64,
 }
+
+/// Shared bookkeeping for the report fields every scheduler can give.
+#[derive(Debug, Default)]
+pub(crate) struct Tally {
+    /// Sequence numbers of waiting writes, to tell whether a read overtakes one.
+    waiting_writes: std::collections::BTreeSet<u64>,
+    pub report: HostSchedulerReport,
+}
+
+impl Tally {
+    pub fn pushed(&mut self, r: &HostRequest) {
+        if r.op == Op::Write {
+            self.waiting_writes.insert(r.seq);
+        }
+    }
+
+    pub fn dispatched(&mut self, r: &HostRequest) {
+        match r.op {
+            Op::Write => {
+                self.waiting_writes.remove(&r.seq);
+            }
+            Op::Read => {
+                self.report.reads_dispatched += 1;
+                if self.waiting_writes.first().is_some_and(|w| *w < r.seq) {
+                    self.report.reads_prioritized += 1;
+                }
+            }
+        }
+    }
+
+    /// A request went out, `merged` into the command of the one before it.
+    pub fn sent(&mut self, r: &HostRequest, merged: bool) {
+        self.dispatched(r);
+        if merged {
+            self.report.merges += 1;
+        }
+    }
+
+    pub fn finish(&self) -> HostSchedulerReport {
+        let mut r = self.report.clone();
+        if r.batches > 0 {
+            r.mean_batch_size = r.batched_requests as f64 / r.batches as f64;
+        }
+        if r.reads_dispatched > 0 {
+            r.reads_prioritized_share = r.reads_prioritized as f64 / r.reads_dispatched as f64;
+        }
+        r
+    }
+}
+
+/// Largest command a merge may build (Linux `max_sectors_kb` default on SATA: 512 KiB).
+pub const MAX_MERGE_BYTES: u64 = 512 * 1024;
 
 /// Contract: a host scheduler holds every request given to [`HostScheduler::push`] until it
 /// returns it exactly once from [`HostScheduler::pop`]; it never drops or duplicates one. It may
@@ -88,37 +171,294 @@ pub trait HostScheduler {
     }
 }
 
-/// Host scheduler choice in a config (`[host.scheduler] kind = "noop"`).
+/// Host scheduler choice in a config (`[host.scheduler] kind = "noop"`). Parameter names carry
+/// their unit; defaults come from the papers or Linux (see `docs/models/`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum HostSchedulerConfig {
-    /// First in, first out.
-    Noop {},
+    /// First in, first out; `merge` joins a request with the contiguous same-direction
+    /// requests right behind it.
+    Noop {
+        #[serde(default)]
+        merge: bool,
+    },
+    /// Linux mq-deadline.
+    Deadline {
+        #[serde(default = "d_read_expire_ns")]
+        read_expire_ns: u64,
+        #[serde(default = "d_write_expire_ns")]
+        write_expire_ns: u64,
+        #[serde(default = "d_fifo_batch_requests")]
+        fifo_batch_requests: u32,
+        #[serde(default = "d_writes_starved_batches")]
+        writes_starved_batches: u32,
+        #[serde(default = "yes")]
+        front_merges: bool,
+    },
+    /// CFQ-style round-robin time slices over per-stream queues.
+    Cfq {
+        #[serde(default = "d_slice_sync_ns")]
+        slice_sync_ns: u64,
+        #[serde(default = "d_slice_async_ns")]
+        slice_async_ns: u64,
+    },
+    /// Linux AS-style anticipation on top of deadline ordering.
+    Anticipatory {
+        #[serde(default = "d_antic_expire_ns")]
+        antic_expire_ns: u64,
+        #[serde(default = "d_as_read_expire_ns")]
+        read_expire_ns: u64,
+        #[serde(default = "d_as_write_expire_ns")]
+        write_expire_ns: u64,
+        #[serde(default = "d_fifo_batch_requests")]
+        fifo_batch_requests: u32,
+        #[serde(default = "d_writes_starved_batches")]
+        writes_starved_batches: u32,
+    },
+    /// Read-write separation: reads before writes, FIFO within each.
+    Rws {
+        #[serde(default = "yes")]
+        write_starvation_guard: bool,
+    },
+    /// PIQ with read batches only (writes FIFO after reads).
+    PiqR {
+        #[serde(default = "yes")]
+        write_starvation_guard: bool,
+        #[serde(default = "yes")]
+        hold_outstanding_conflicts: bool,
+    },
+    /// PIQ with write batches only (reads FIFO, before writes).
+    PiqW {
+        #[serde(default = "yes")]
+        write_starvation_guard: bool,
+        #[serde(default = "yes")]
+        hold_outstanding_conflicts: bool,
+    },
+    /// PIQ: read and write batches.
+    Piq {
+        #[serde(default = "yes")]
+        write_starvation_guard: bool,
+        #[serde(default = "yes")]
+        hold_outstanding_conflicts: bool,
+    },
+    /// VIOS hierarchical (chip, channel) batches.
+    Vios {
+        #[serde(default = "yes")]
+        write_starvation_guard: bool,
+    },
+    /// PASS region sub-queues.
+    Pass {
+        #[serde(default = "d_region_bytes")]
+        region_bytes: u64,
+        #[serde(default = "d_batch_threshold_requests")]
+        batch_threshold_requests: u32,
+        #[serde(default = "d_read_expire_ns")]
+        read_expire_ns: u64,
+        #[serde(default = "d_write_expire_ns")]
+        write_expire_ns: u64,
+        #[serde(default = "yes")]
+        merge: bool,
+    },
+}
+
+fn yes() -> bool {
+    true
+}
+/// mq-deadline `read_expire`: 500 ms.
+fn d_read_expire_ns() -> u64 {
+    500_000_000
+}
+/// mq-deadline `write_expire`: 5 s.
+fn d_write_expire_ns() -> u64 {
+    5_000_000_000
+}
+/// mq-deadline `fifo_batch`.
+fn d_fifo_batch_requests() -> u32 {
+    16
+}
+/// mq-deadline `writes_starved`.
+fn d_writes_starved_batches() -> u32 {
+    2
+}
+/// CFQ `slice_sync` 100 ms scaled by 1/100 (flash read ~100x faster than a disk seek).
+fn d_slice_sync_ns() -> u64 {
+    1_000_000
+}
+/// CFQ `slice_async` 40 ms scaled the same way.
+fn d_slice_async_ns() -> u64 {
+    400_000
+}
+/// Linux AS `antic_expire`: 6 ms.
+fn d_antic_expire_ns() -> u64 {
+    6_000_000
+}
+/// Linux AS `read_expire`: 125 ms.
+fn d_as_read_expire_ns() -> u64 {
+    125_000_000
+}
+/// Linux AS `write_expire`: 250 ms.
+fn d_as_write_expire_ns() -> u64 {
+    250_000_000
+}
+/// PASS evaluation: 4 GB regions.
+fn d_region_bytes() -> u64 {
+    4 << 30
+}
+/// PASS evaluation: read/write batch threshold 16.
+fn d_batch_threshold_requests() -> u32 {
+    16
 }
 
 impl HostSchedulerConfig {
     pub fn name(&self) -> &'static str {
         match self {
-            HostSchedulerConfig::Noop {} => "noop",
+            HostSchedulerConfig::Noop { .. } => "noop",
+            HostSchedulerConfig::Deadline { .. } => "deadline",
+            HostSchedulerConfig::Cfq { .. } => "cfq",
+            HostSchedulerConfig::Anticipatory { .. } => "anticipatory",
+            HostSchedulerConfig::Rws { .. } => "rws",
+            HostSchedulerConfig::PiqR { .. } => "piq_r",
+            HostSchedulerConfig::PiqW { .. } => "piq_w",
+            HostSchedulerConfig::Piq { .. } => "piq",
+            HostSchedulerConfig::Vios { .. } => "vios",
+            HostSchedulerConfig::Pass { .. } => "pass",
         }
     }
 
+    /// Every scheduler with its default parameters, in documentation order.
+    pub fn all_defaults() -> Vec<HostSchedulerConfig> {
+        [
+            "noop",
+            "deadline",
+            "cfq",
+            "anticipatory",
+            "rws",
+            "piq_r",
+            "piq_w",
+            "piq",
+            "vios",
+            "pass",
+        ]
+        .iter()
+        .filter_map(|kind| Self::default_for(kind))
+        .collect()
+    }
+
+    /// The scheduler `kind` with default parameters, None for an unknown kind.
+    pub fn default_for(kind: &str) -> Option<HostSchedulerConfig> {
+        let mut table = serde_json::Map::new();
+        table.insert("kind".into(), serde_json::Value::String(kind.into()));
+        serde_json::from_value(serde_json::Value::Object(table)).ok()
+    }
+
     pub fn build(&self) -> AnyHostScheduler {
-        match self {
-            HostSchedulerConfig::Noop {} => AnyHostScheduler::Noop(Noop::default()),
+        use HostSchedulerConfig as C;
+        match *self {
+            C::Noop { merge } => AnyHostScheduler::Noop(Noop::new(merge)),
+            C::Deadline {
+                read_expire_ns,
+                write_expire_ns,
+                fifo_batch_requests,
+                writes_starved_batches,
+                front_merges,
+            } => AnyHostScheduler::Deadline(Deadline::new(DeadlineParams {
+                read_expire_ns,
+                write_expire_ns,
+                fifo_batch_requests,
+                writes_starved_batches,
+                front_merges,
+                back_merges: true,
+            })),
+            C::Cfq {
+                slice_sync_ns,
+                slice_async_ns,
+            } => AnyHostScheduler::Cfq(Cfq::new(slice_sync_ns, slice_async_ns)),
+            C::Anticipatory {
+                antic_expire_ns,
+                read_expire_ns,
+                write_expire_ns,
+                fifo_batch_requests,
+                writes_starved_batches,
+            } => AnyHostScheduler::Anticipatory(Anticipatory::new(
+                DeadlineParams {
+                    read_expire_ns,
+                    write_expire_ns,
+                    fifo_batch_requests,
+                    writes_starved_batches,
+                    front_merges: true,
+                    back_merges: true,
+                },
+                antic_expire_ns,
+            )),
+            C::Rws {
+                write_starvation_guard,
+            } => AnyHostScheduler::Piq(Piq::new(PiqVariant::Rws, write_starvation_guard, false)),
+            C::PiqR {
+                write_starvation_guard,
+                hold_outstanding_conflicts,
+            } => AnyHostScheduler::Piq(Piq::new(
+                PiqVariant::PiqR,
+                write_starvation_guard,
+                hold_outstanding_conflicts,
+            )),
+            C::PiqW {
+                write_starvation_guard,
+                hold_outstanding_conflicts,
+            } => AnyHostScheduler::Piq(Piq::new(
+                PiqVariant::PiqW,
+                write_starvation_guard,
+                hold_outstanding_conflicts,
+            )),
+            C::Piq {
+                write_starvation_guard,
+                hold_outstanding_conflicts,
+            } => AnyHostScheduler::Piq(Piq::new(
+                PiqVariant::Piq,
+                write_starvation_guard,
+                hold_outstanding_conflicts,
+            )),
+            C::Vios {
+                write_starvation_guard,
+            } => AnyHostScheduler::Vios(Vios::new(write_starvation_guard)),
+            C::Pass {
+                region_bytes,
+                batch_threshold_requests,
+                read_expire_ns,
+                write_expire_ns,
+                merge,
+            } => AnyHostScheduler::Pass(Pass::new(PassParams {
+                region_bytes,
+                batch_threshold_requests,
+                read_expire_ns,
+                write_expire_ns,
+                merge,
+            })),
         }
     }
 }
 
-/// Every host scheduler, for static dispatch.
+/// Every host scheduler, for static dispatch. RWS and the PIQ variants share [`Piq`].
+#[derive(Debug)]
 pub enum AnyHostScheduler {
     Noop(Noop),
+    Deadline(Deadline),
+    Cfq(Cfq),
+    Anticipatory(Anticipatory),
+    Piq(Piq),
+    Vios(Vios),
+    Pass(Pass),
 }
 
 macro_rules! each_scheduler {
     ($self:ident, $s:ident => $body:expr) => {
         match $self {
             AnyHostScheduler::Noop($s) => $body,
+            AnyHostScheduler::Deadline($s) => $body,
+            AnyHostScheduler::Cfq($s) => $body,
+            AnyHostScheduler::Anticipatory($s) => $body,
+            AnyHostScheduler::Piq($s) => $body,
+            AnyHostScheduler::Vios($s) => $body,
+            AnyHostScheduler::Pass($s) => $body,
         }
     };
 }
@@ -141,5 +481,192 @@ impl HostScheduler for AnyHostScheduler {
     }
     fn report(&self) -> HostSchedulerReport {
         each_scheduler!(self, s => s.report())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::geometry::Level;
+
+    fn geometry() -> Geometry {
+        Geometry {
+            channels: 2,
+            chips_per_channel: 2,
+            dies_per_chip: 1,
+            planes_per_die: 1,
+            blocks_per_plane: 16,
+            pages_per_block: 8,
+            page_bytes: 4096,
+        }
+    }
+
+    /// Calls `f` with a view at `now_ns` over an idle 4-chip device.
+    fn with_view<R>(now_ns: u64, f: impl FnOnce(&HostView) -> R) -> R {
+        let g = geometry();
+        let map = StaticMap::new(&g, [Level::Channel, Level::Chip, Level::Die, Level::Plane]);
+        let per_chip = [0u32; 4];
+        f(&HostView {
+            now_ns,
+            geometry: &g,
+            static_map: &map,
+            outstanding_per_chip: &per_chip,
+            outstanding: 0,
+            device_free_slots: 4,
+        })
+    }
+
+    fn req(id: u32, op: Op, lpn: u64, arrival_ns: u64) -> HostRequest {
+        let mut chips = ChipSet::EMPTY;
+        chips.insert((lpn % 4) as u32);
+        HostRequest {
+            id,
+            seq: id as u64,
+            arrival_ns,
+            op,
+            offset_bytes: lpn * 4096,
+            size_bytes: 4096,
+            first_lpn: lpn,
+            pages: 1,
+            stream: 0,
+            chips,
+        }
+    }
+
+    fn pop(s: &mut AnyHostScheduler, now_ns: u64) -> Vec<RequestId> {
+        let mut out = Vec::new();
+        with_view(now_ns, |v| s.pop(v, &mut out));
+        out
+    }
+
+    fn build(json: &str) -> AnyHostScheduler {
+        serde_json::from_str::<HostSchedulerConfig>(json)
+            .unwrap()
+            .build()
+    }
+
+    #[test]
+    fn noop_merges_only_contiguous_same_direction_neighbours() {
+        let mut s = build(r#"{"kind":"noop","merge":true}"#);
+        for r in [
+            req(0, Op::Read, 10, 0),
+            req(1, Op::Read, 11, 0),
+            req(2, Op::Write, 12, 0),
+            req(3, Op::Write, 20, 0),
+        ] {
+            with_view(0, |v| s.push(r, v));
+        }
+        assert_eq!(pop(&mut s, 0), vec![0, 1]);
+        assert_eq!(pop(&mut s, 0), vec![2]);
+        assert_eq!(s.report().merges, 1);
+    }
+
+    #[test]
+    fn deadline_sends_an_expired_request_before_the_sorted_successor() {
+        let json = r#"{"kind":"deadline","read_expire_ns":1000000,"fifo_batch_requests":1}"#;
+        for (now, expect) in [(2_000_000, 1), (500_000, 2)] {
+            let mut s = build(json);
+            with_view(0, |v| s.push(req(0, Op::Read, 0, 0), v));
+            assert_eq!(pop(&mut s, 0), vec![0]);
+            with_view(0, |v| s.push(req(1, Op::Read, 1000, 100_000), v));
+            with_view(0, |v| s.push(req(2, Op::Read, 5, 400_000), v));
+            // Sorted order after offset 0 is request 2; request 1 expires at 1.1 ms.
+            assert_eq!(pop(&mut s, now), vec![expect], "now {now}");
+        }
+    }
+
+    #[test]
+    fn deadline_serves_writes_after_writes_starved_read_picks() {
+        let mut s = build(r#"{"kind":"deadline","fifo_batch_requests":1}"#);
+        with_view(0, |v| {
+            s.push(req(0, Op::Write, 100, 0), v);
+            for i in 1..5 {
+                s.push(req(i, Op::Read, i as u64 * 2, 0), v);
+            }
+        });
+        let order: Vec<_> = (0..4).flat_map(|_| pop(&mut s, 0)).collect();
+        assert_eq!(order, vec![1, 2, 0, 3]);
+        assert_eq!(s.report().starvation_guard_activations, 1);
+    }
+
+    #[test]
+    fn pass_round_robins_regions_and_alternates_directions() {
+        // Regions of 8 pages; threshold 2.
+        let mut s = build(r#"{"kind":"pass","region_bytes":32768,"batch_threshold_requests":2}"#);
+        with_view(0, |v| {
+            s.push(req(0, Op::Read, 0, 0), v);
+            s.push(req(1, Op::Read, 2, 0), v);
+            s.push(req(2, Op::Read, 4, 0), v);
+            s.push(req(3, Op::Write, 6, 0), v);
+            s.push(req(4, Op::Read, 8, 0), v);
+        });
+        let order: Vec<_> = (0..5).flat_map(|_| pop(&mut s, 0)).collect();
+        // Region 0 reads (2), region 1 reads, region 0 writes (its next turn), region 0 reads.
+        assert_eq!(order, vec![0, 1, 4, 3, 2]);
+        assert_eq!(s.report().batches, 4);
+    }
+
+    #[test]
+    fn pass_expired_request_goes_first() {
+        let mut s = build(r#"{"kind":"pass","region_bytes":32768,"read_expire_ns":1000}"#);
+        with_view(0, |v| {
+            s.push(req(0, Op::Write, 0, 0), v);
+            s.push(req(1, Op::Read, 9, 0), v);
+        });
+        assert_eq!(pop(&mut s, 5_000), vec![1]);
+        assert_eq!(s.report().expired_dispatches, 1);
+    }
+
+    #[test]
+    fn anticipatory_holds_then_times_out() {
+        let mut s = build(r#"{"kind":"anticipatory","antic_expire_ns":1000}"#);
+        let mut r0 = req(0, Op::Read, 0, 0);
+        r0.stream = 7;
+        with_view(0, |v| s.complete(&r0, v));
+        with_view(0, |v| s.push(req(1, Op::Read, 3, 0), v));
+        assert!(pop(&mut s, 10).is_empty());
+        assert_eq!(s.wake_at_ns(), Some(1000));
+        assert_eq!(pop(&mut s, 1000), vec![1]);
+        let mut r2 = req(2, Op::Read, 1, 0);
+        r2.stream = 7;
+        with_view(1000, |v| s.complete(&r0, v));
+        with_view(1000, |v| s.push(req(3, Op::Read, 5, 0), v));
+        with_view(1000, |v| s.push(r2, v));
+        assert_eq!(pop(&mut s, 1001), vec![2]);
+        assert_eq!(s.report().anticipation_hits, 1);
+    }
+
+    #[test]
+    fn cfq_rotates_streams_by_slice() {
+        let mut s = build(r#"{"kind":"cfq","slice_sync_ns":100}"#);
+        with_view(0, |v| {
+            for i in 0..4 {
+                let mut r = req(i, Op::Read, i as u64 * 3, 0);
+                r.stream = i % 2;
+                s.push(r, v);
+            }
+        });
+        assert_eq!(pop(&mut s, 0), vec![0]);
+        assert_eq!(pop(&mut s, 50), vec![2]);
+        assert_eq!(pop(&mut s, 150), vec![1]);
+        assert_eq!(pop(&mut s, 160), vec![3]);
+    }
+
+    #[test]
+    fn piq_guard_serves_write_phase_after_read_phase() {
+        let mut s = build(r#"{"kind":"rws"}"#);
+        with_view(0, |v| {
+            s.push(req(0, Op::Write, 0, 0), v);
+            s.push(req(1, Op::Read, 1, 0), v);
+        });
+        assert_eq!(pop(&mut s, 0), vec![1]);
+        with_view(0, |v| s.push(req(2, Op::Read, 2, 0), v));
+        // The read phase covered one read; the write goes before the newer read.
+        assert_eq!(pop(&mut s, 0), vec![0]);
+        assert_eq!(pop(&mut s, 0), vec![2]);
+        let r = s.report();
+        assert_eq!(r.starvation_guard_activations, 1);
+        assert_eq!(r.reads_prioritized, 1);
+        assert!((r.reads_prioritized_share - 0.5).abs() < 1e-9);
     }
 }

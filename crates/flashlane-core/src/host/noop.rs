@@ -1,22 +1,58 @@
-//! NOOP: first in, first out, no reordering.
+//! NOOP: first in, first out, no reordering; optionally merges back-to-back contiguous requests.
 
 use std::collections::VecDeque;
 
-use super::{HostRequest, HostScheduler, HostView, RequestId};
+use super::MAX_MERGE_BYTES;
+use super::{HostRequest, HostScheduler, HostSchedulerReport, HostView, RequestId, Tally};
 
 #[derive(Debug, Default)]
 pub struct Noop {
-    queue: VecDeque<RequestId>,
+    queue: VecDeque<HostRequest>,
+    /// Merge the head with the requests right behind it when they continue it.
+    merge: bool,
+    tally: Tally,
+}
+
+impl Noop {
+    pub fn new(merge: bool) -> Self {
+        Noop {
+            merge,
+            ..Noop::default()
+        }
+    }
 }
 
 impl HostScheduler for Noop {
     fn push(&mut self, request: HostRequest, _view: &HostView) {
-        self.queue.push_back(request.id);
+        self.tally.pushed(&request);
+        self.queue.push_back(request);
     }
 
     fn pop(&mut self, _view: &HostView, out: &mut Vec<RequestId>) {
-        if let Some(id) = self.queue.pop_front() {
-            out.push(id);
+        let Some(head) = self.queue.pop_front() else {
+            return;
+        };
+        self.tally.dispatched(&head);
+        out.push(head.id);
+        if !self.merge {
+            return;
+        }
+        // Only the FIFO neighbour is considered: NOOP never reorders to find a merge partner.
+        let mut end = head.offset_bytes + head.size_bytes;
+        let mut size = head.size_bytes;
+        while let Some(next) = self.queue.front().copied() {
+            if next.op != head.op
+                || next.offset_bytes != end
+                || size + next.size_bytes > MAX_MERGE_BYTES
+            {
+                break;
+            }
+            self.queue.pop_front();
+            self.tally.dispatched(&next);
+            self.tally.report.merges += 1;
+            out.push(next.id);
+            end += next.size_bytes;
+            size += next.size_bytes;
         }
     }
 
@@ -24,5 +60,9 @@ impl HostScheduler for Noop {
 
     fn len(&self) -> usize {
         self.queue.len()
+    }
+
+    fn report(&self) -> HostSchedulerReport {
+        self.tally.finish()
     }
 }

@@ -1,0 +1,257 @@
+//! PIQ (Parallel Issue Queuing) and its evaluation variants RWS, PIQ_R and PIQ_W.
+//!
+//! Reads and writes wait in separate batch lists (read/write separation, "RWS"). In a batched
+//! direction a request joins the first batch, in creation order, whose location vector does
+//! not intersect its own (Algorithm 1), else it opens a new batch; in an unbatched direction
+//! every request is its own batch, which is plain FIFO. Batches are issued in creation order,
+//! read batches before write batches, with the paper's write-starvation rule (see
+//! [`RwPhase`]). A waiting request that shares a chip with an outstanding one is held back
+//! (`hold_outstanding_conflicts`), which is how outstanding requests enter conflict detection.
+
+use std::collections::VecDeque;
+
+use super::deadline::dir_index;
+use super::{HostRequest, HostScheduler, HostSchedulerReport, HostView, RequestId, Tally};
+use crate::geometry::ChipSet;
+use crate::trace::Op;
+
+/// Which of the paper's five schemes (minus NOOP) to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PiqVariant {
+    /// Reads before writes, FIFO within each direction.
+    Rws,
+    /// RWS plus conflict-free batches of reads.
+    PiqR,
+    /// RWS plus conflict-free batches of writes.
+    PiqW,
+    /// Batches in both directions.
+    Piq,
+}
+
+impl PiqVariant {
+    /// Whether reads / writes are batched.
+    fn batched(self) -> [bool; 2] {
+        match self {
+            PiqVariant::Rws => [false, false],
+            PiqVariant::PiqR => [true, false],
+            PiqVariant::PiqW => [false, true],
+            PiqVariant::Piq => [true, true],
+        }
+    }
+}
+
+/// Direction choice between read and write batches.
+///
+/// Reads go first. With `guard`, the paper's rule "once the read batches in the current queue
+/// are serviced, the write batches are serviced" applies: a read phase covers the read batches
+/// waiting when it starts; when it ends with writes waiting, a write phase covers the write
+/// batches waiting then, even if new reads arrived (a guard activation). A write phase that
+/// started with no read waiting yields as soon as a read arrives.
+#[derive(Debug, Default)]
+pub(super) struct RwPhase {
+    guard: bool,
+    /// (direction, batches left in the phase); None before the first dispatch.
+    phase: Option<(usize, usize)>,
+    /// The current write phase was forced by the guard while reads waited.
+    pub guarded: bool,
+}
+
+impl RwPhase {
+    pub fn new(guard: bool) -> Self {
+        RwPhase {
+            guard,
+            ..RwPhase::default()
+        }
+    }
+
+    /// Direction to serve given the number of waiting batches per direction.
+    pub fn pick(&mut self, counts: [usize; 2], tally: &mut Tally) -> Option<usize> {
+        if counts == [0, 0] {
+            return None;
+        }
+        if !self.guard {
+            self.guarded = false;
+            return Some(if counts[0] > 0 { 0 } else { 1 });
+        }
+        if let Some((dir, left)) = self.phase {
+            let yield_to_reads = dir == 1 && !self.guarded && counts[0] > 0;
+            if left > 0 && counts[dir] > 0 && !yield_to_reads {
+                return Some(dir);
+            }
+        }
+        let dir = match self.phase {
+            Some((0, _)) if counts[1] > 0 => 1,
+            _ if counts[0] > 0 => 0,
+            _ => 1,
+        };
+        self.guarded = dir == 1 && counts[0] > 0;
+        if self.guarded {
+            tally.report.starvation_guard_activations += 1;
+        }
+        self.phase = Some((dir, counts[dir]));
+        Some(dir)
+    }
+
+    /// A batch of `dir` was fully issued.
+    pub fn retired(&mut self, dir: usize) {
+        if let Some((d, left)) = &mut self.phase {
+            if *d == dir {
+                *left = left.saturating_sub(1);
+            }
+        }
+    }
+}
+
+#[derive(Debug)]
+struct Batch {
+    id: u64,
+    /// Union of the members' location vectors, including members already issued.
+    vector: ChipSet,
+    members: Vec<HostRequest>,
+}
+
+/// What the last `pop` issued, for tests and tracing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PiqDispatch {
+    /// Creation number of the batch the request came from (unique across both lists).
+    pub batch_id: u64,
+    pub op: Op,
+    pub chips: ChipSet,
+    /// It went out in a write phase the starvation guard forced.
+    pub guarded: bool,
+}
+
+#[derive(Debug)]
+pub struct Piq {
+    batched: [bool; 2],
+    hold_conflicts: bool,
+    lists: [VecDeque<Batch>; 2],
+    /// Member vectors of retired batches, reused to avoid allocating per batch.
+    spare: Vec<Vec<HostRequest>>,
+    next_batch_id: u64,
+    phase: RwPhase,
+    waiting: usize,
+    last: Option<PiqDispatch>,
+    tally: Tally,
+}
+
+impl Piq {
+    pub fn new(variant: PiqVariant, write_starvation_guard: bool, hold_conflicts: bool) -> Self {
+        Piq {
+            batched: variant.batched(),
+            hold_conflicts,
+            lists: Default::default(),
+            spare: Vec::new(),
+            next_batch_id: 0,
+            phase: RwPhase::new(write_starvation_guard),
+            waiting: 0,
+            last: None,
+            tally: Tally::default(),
+        }
+    }
+
+    /// Batches waiting in one direction.
+    pub fn waiting_batches(&self, op: Op) -> usize {
+        self.lists[dir_index(op)].len()
+    }
+
+    /// Waiting batches of one direction in creation order: (location vector, member ids).
+    pub fn batches(&self, op: Op) -> Vec<(ChipSet, Vec<RequestId>)> {
+        self.lists[dir_index(op)]
+            .iter()
+            .map(|b| (b.vector, b.members.iter().map(|r| r.id).collect()))
+            .collect()
+    }
+
+    pub fn last_dispatch(&self) -> Option<PiqDispatch> {
+        self.last
+    }
+}
+
+/// Whether `chips` touches a chip with an outstanding request.
+pub(super) fn busy(chips: &ChipSet, outstanding_per_chip: &[u32]) -> bool {
+    chips
+        .iter()
+        .any(|c| outstanding_per_chip.get(c as usize).is_some_and(|n| *n > 0))
+}
+
+impl HostScheduler for Piq {
+    fn push(&mut self, request: HostRequest, _view: &HostView) {
+        self.tally.pushed(&request);
+        self.waiting += 1;
+        let dir = dir_index(request.op);
+        if self.batched[dir] {
+            if let Some(b) = self.lists[dir]
+                .iter_mut()
+                .find(|b| !b.vector.intersects(&request.chips))
+            {
+                b.vector.union_with(&request.chips);
+                b.members.push(request);
+                return;
+            }
+            self.tally.report.batches += 1;
+        }
+        let mut members = self.spare.pop().unwrap_or_default();
+        members.push(request);
+        self.lists[dir].push_back(Batch {
+            id: self.next_batch_id,
+            vector: request.chips,
+            members,
+        });
+        self.next_batch_id += 1;
+    }
+
+    fn pop(&mut self, view: &HostView, out: &mut Vec<RequestId>) {
+        let counts = [self.lists[0].len(), self.lists[1].len()];
+        let Some(dir) = self.phase.pick(counts, &mut self.tally) else {
+            return;
+        };
+        let hold = self.hold_conflicts && self.batched[dir];
+        let Some(batch) = self.lists[dir].front_mut() else {
+            return;
+        };
+        let index = if hold {
+            // Members of this batch never share chips, so its own issued members never block.
+            match batch
+                .members
+                .iter()
+                .position(|r| !busy(&r.chips, view.outstanding_per_chip))
+            {
+                Some(i) => i,
+                None => return,
+            }
+        } else {
+            0
+        };
+        let r = batch.members.remove(index);
+        let batch_id = batch.id;
+        if batch.members.is_empty() {
+            if let Some(b) = self.lists[dir].pop_front() {
+                self.spare.push(b.members);
+            }
+            self.phase.retired(dir);
+        }
+        if self.batched[dir] {
+            self.tally.report.batched_requests += 1;
+        }
+        self.waiting -= 1;
+        self.tally.dispatched(&r);
+        self.last = Some(PiqDispatch {
+            batch_id,
+            op: r.op,
+            chips: r.chips,
+            guarded: self.phase.guarded,
+        });
+        out.push(r.id);
+    }
+
+    fn complete(&mut self, _request: &HostRequest, _view: &HostView) {}
+
+    fn len(&self) -> usize {
+        self.waiting
+    }
+
+    fn report(&self) -> HostSchedulerReport {
+        self.tally.finish()
+    }
+}
