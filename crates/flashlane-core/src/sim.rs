@@ -126,6 +126,8 @@ pub struct Simulation {
     records: u64,
     next_seq: u64,
     host_wake_at: Option<u64>,
+    /// A request completed: offer the device's free slot to the host scheduler.
+    dispatch_pending: bool,
 
     window_start_ns: u64,
     ftl_at_window_start: FtlCounters,
@@ -202,6 +204,7 @@ impl Simulation {
             records: 0,
             next_seq: 0,
             host_wake_at: None,
+            dispatch_pending: false,
             window_start_ns: u64::MAX,
             ftl_at_window_start: FtlCounters::default(),
             last_completion_ns: 0,
@@ -234,13 +237,17 @@ impl Simulation {
                 Event::Arrival => self.on_arrival(now, next_record)?,
                 Event::TransferDone { die } => self.on_transfer_done(now, die),
                 Event::ArrayDone { die } => self.on_array_done(now, die),
-                Event::Done { die } => self.on_done(now, die, next_record)?,
+                Event::Done { die } => self.on_done(now, die),
                 Event::HostWake => {
                     if self.host_wake_at == Some(now) {
                         self.host_wake_at = None;
                     }
                     self.try_dispatch(now, next_record)?;
                 }
+            }
+            if self.dispatch_pending {
+                self.dispatch_pending = false;
+                self.try_dispatch(now, next_record)?;
             }
             if self.events.processed().is_multiple_of(65_536) {
                 progress(self.records);
@@ -605,7 +612,7 @@ impl Simulation {
             Stage::ReadCommand | Stage::CopybackReadCommand => self
                 .events
                 .schedule(now + self.page_read_ns, Event::ArrayDone { die }),
-            Stage::ReadData => self.events.schedule(now, Event::Done { die }),
+            Stage::ReadData => self.on_done(now, die),
             Stage::ProgramIn | Stage::CopybackProgramCommand => self
                 .events
                 .schedule(now + self.page_program_ns, Event::Done { die }),
@@ -631,12 +638,8 @@ impl Simulation {
         }
     }
 
-    fn on_done(
-        &mut self,
-        now: u64,
-        die: u32,
-        next_record: &mut dyn FnMut() -> Result<Option<TraceRecord>, Error>,
-    ) -> Result<(), Error> {
+    /// The die's transaction finished. Sets `dispatch_pending` when a request completed.
+    fn on_done(&mut self, now: u64, die: u32) {
         let txn = self.die_txn[die as usize];
         self.die_busy[die as usize] = false;
         let chip = txn.chip as usize;
@@ -650,10 +653,10 @@ impl Simulation {
             request.remaining_pages -= 1;
             if request.remaining_pages == 0 {
                 self.complete(now, txn.request);
+                self.dispatch_pending = true;
             }
         }
         self.try_issue(now, txn.chip);
-        self.try_dispatch(now, next_record)
     }
 
     fn complete(&mut self, now: u64, id: RequestId) {
