@@ -13,6 +13,9 @@ use super::common::{
 };
 use super::{Op, ReaderOptions, TraceFormat, TraceRecord};
 
+/// Columns past this are rejected by the spec parser: no real trace is that wide.
+const MAX_COLUMNS: usize = 1024;
+
 /// Unit of the time column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TimeUnit {
@@ -111,6 +114,12 @@ fn column_and_rest<'a>(key: &str, value: &'a str) -> Result<(usize, Option<&'a s
     let column = column
         .parse::<usize>()
         .map_err(|_| format!("`{key}=`: column must be a 0-based column number, got {column:?}"))?;
+    if column >= MAX_COLUMNS {
+        return Err(format!(
+            "`{key}=`: column {column} is beyond the last supported column ({})",
+            MAX_COLUMNS - 1
+        ));
+    }
     Ok((column, rest))
 }
 
@@ -291,12 +300,12 @@ impl GenericCsvLayout {
         .flatten()
         .max()
         .unwrap_or(0)
-            + 1;
+        .saturating_add(1);
         GenericCsvLayout {
             header_pending: spec.has_header,
             spec,
             columns_needed,
-            fields: Vec::with_capacity(columns_needed),
+            fields: Vec::with_capacity(columns_needed.min(MAX_COLUMNS)),
         }
     }
 
