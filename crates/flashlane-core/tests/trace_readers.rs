@@ -1054,3 +1054,19 @@ proptest! {
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
+
+#[test]
+fn zstd_compressed_input_is_detected_and_read() {
+    let dir = scratch_dir("zstd");
+    let text =
+        b"128166372000000000,hm,0,Read,4096,512,10\n128166372000000010,hm,1,Write,0,4096,0\n";
+    let compressed = zstd::encode_all(&text[..], 3).unwrap();
+    let path = write_file(&dir, "hm_0.csv.zst", &compressed);
+    assert_eq!(detect(&path).unwrap(), TraceFormat::Msr);
+    let records = read_path(&path, TraceFormat::Msr);
+    assert_eq!(records.len(), 2);
+    assert_eq!(
+        records[1],
+        record(12_816_637_200_000_001_000, 1, 1, 0, 4096, Op::Write)
+    );
+}
