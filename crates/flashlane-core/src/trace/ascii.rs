@@ -1,47 +1,36 @@
 //! The three five-column ASCII layouts of the SSD simulators: MQSim, SSDsim and DiskSim.
 
 use std::io::BufRead;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use super::{Op, TraceError, TraceFormat, TraceReader, TraceRecord};
+use super::common::{
+    line_reader_impl, parse_decimal_scaled, parse_u64, sectors_to_bytes, show, whitespace_fields,
+    LineError, LineLayout, LineReader, Parsed,
+};
+use super::{Op, ReaderOptions, TraceFormat, TraceRecord};
 
-const SECTOR_BYTES: u64 = 512;
-
-/// Reader for MQSim, SSDsim and DiskSim ASCII traces (whitespace-separated, five columns).
-pub struct AsciiReader {
-    path: PathBuf,
-    input: Box<dyn BufRead>,
+/// Line layout for MQSim, SSDsim and DiskSim (whitespace-separated, five columns).
+pub(crate) struct AsciiLayout {
     format: TraceFormat,
-    line: String,
-    line_number: u64,
 }
 
-impl AsciiReader {
-    pub fn new(path: PathBuf, input: Box<dyn BufRead>, format: TraceFormat) -> Self {
-        AsciiReader {
-            path,
-            input,
-            format,
-            line: String::with_capacity(128),
-            line_number: 0,
-        }
+impl AsciiLayout {
+    pub fn new(format: TraceFormat) -> Self {
+        AsciiLayout { format }
+    }
+}
+
+impl LineLayout for AsciiLayout {
+    fn format(&self) -> TraceFormat {
+        self.format
     }
 
-    fn error(&self, message: impl Into<String>) -> TraceError {
-        TraceError::Line {
-            path: self.path.clone(),
-            line: self.line_number,
-            text: self.line.trim_end().to_string(),
-            message: message.into(),
-        }
-    }
-
-    fn parse_line(&self) -> Result<TraceRecord, TraceError> {
-        let mut fields = self.line.split_ascii_whitespace();
+    fn parse(&mut self, _line_number: u64, line: &[u8]) -> Result<Parsed, LineError> {
+        let mut fields = whitespace_fields(line);
         let mut next = |name: &str| {
             fields
                 .next()
-                .ok_or_else(|| self.error(format!("missing column `{name}`")))
+                .ok_or_else(|| LineError::bad(format!("missing column `{name}`")))
         };
         let time = next("time")?;
         let device = next("device")?;
@@ -49,41 +38,42 @@ impl AsciiReader {
         let size = next("size")?;
         let kind = next("type")?;
         if fields.next().is_some() {
-            return Err(self.error("more than five columns"));
+            return Err(LineError::bad("more than five columns"));
         }
-        let int = |text: &str, name: &str| -> Result<u64, TraceError> {
-            text.parse::<u64>()
-                .map_err(|_| self.error(format!("column `{name}` is not a non-negative integer")))
+        let int = |text: &[u8], name: &str| {
+            parse_u64(text).ok_or_else(|| {
+                LineError::bad(format!(
+                    "column `{name}` is not a non-negative integer: {:?}",
+                    show(text)
+                ))
+            })
         };
         let time_ns = match self.format {
-            TraceFormat::Disksim => {
-                let ms: f64 = time
-                    .parse()
-                    .map_err(|_| self.error("column `time` (milliseconds) is not a number"))?;
-                if !ms.is_finite() || ms < 0.0 {
-                    return Err(
-                        self.error("column `time` (milliseconds) is negative or not finite")
-                    );
-                }
-                (ms * 1e6).round() as u64
-            }
+            // DiskSim times are decimal milliseconds; six decimals reach the nanosecond.
+            TraceFormat::Disksim => parse_decimal_scaled(time, 6).ok_or_else(|| {
+                LineError::bad(format!(
+                    "column `time` is not a non-negative decimal number of milliseconds: {:?}",
+                    show(time)
+                ))
+            })?,
             _ => int(time, "time (ns)")?,
         };
         let device = u32::try_from(int(device, "device")?)
-            .map_err(|_| self.error("device number too large"))?;
-        let address = int(address, "address (sectors)")?;
-        let sectors = int(size, "size (sectors)")?;
-        if sectors == 0 {
-            return Err(self.error("request size is zero sectors"));
-        }
+            .map_err(|_| LineError::bad("device number does not fit in 32 bits"))?;
+        let offset_bytes = sectors_to_bytes(int(address, "address (sectors)")?, "address")?;
+        let size_bytes = sectors_to_bytes(int(size, "size (sectors)")?, "size")?;
         let code = int(kind, "type")?;
         let op = match self.format {
             TraceFormat::Mqsim | TraceFormat::Ssdsim => match code {
                 0 => Op::Write,
                 1 => Op::Read,
-                _ => return Err(self.error("column `type` must be 0 (write) or 1 (read)")),
+                _ => {
+                    return Err(LineError::bad(
+                        "column `type` must be 0 (write) or 1 (read)",
+                    ))
+                }
             },
-            TraceFormat::Disksim => {
+            _ => {
                 if code & 1 == 1 {
                     Op::Read
                 } else {
@@ -91,52 +81,38 @@ impl AsciiReader {
                 }
             }
         };
-        let offset_bytes = address
-            .checked_mul(SECTOR_BYTES)
-            .ok_or_else(|| self.error("address overflows 64-bit bytes"))?;
-        let size_bytes = sectors
-            .checked_mul(SECTOR_BYTES)
-            .ok_or_else(|| self.error("size overflows"))?;
-        Ok(TraceRecord {
+        Ok(Parsed::Record(TraceRecord {
             time_ns,
             device,
             stream: device,
             offset_bytes,
             size_bytes,
             op,
-        })
+        }))
     }
 }
 
-impl TraceReader for AsciiReader {
-    fn next_record(&mut self) -> Result<Option<TraceRecord>, TraceError> {
-        loop {
-            self.line.clear();
-            self.line_number += 1;
-            let n = self
-                .input
-                .read_line(&mut self.line)
-                .map_err(|e| TraceError::Line {
-                    path: self.path.clone(),
-                    line: self.line_number,
-                    text: String::new(),
-                    message: format!("read error: {e}"),
-                })?;
-            if n == 0 {
-                return Ok(None);
-            }
-            if self.line.trim().is_empty() {
-                continue;
-            }
-            return self.parse_line().map(Some);
+/// Reader for MQSim, SSDsim and DiskSim ASCII traces.
+pub struct AsciiReader {
+    inner: LineReader<AsciiLayout>,
+}
+
+impl AsciiReader {
+    /// `format` must be one of the three ASCII layouts; any other value reads as DiskSim flags.
+    pub fn new(path: PathBuf, input: Box<dyn BufRead>, format: TraceFormat) -> Self {
+        Self::with_options(path, input, format, &ReaderOptions::default())
+    }
+
+    pub fn with_options(
+        path: PathBuf,
+        input: Box<dyn BufRead>,
+        format: TraceFormat,
+        options: &ReaderOptions,
+    ) -> Self {
+        AsciiReader {
+            inner: LineReader::new(path, input, AsciiLayout::new(format), options),
         }
     }
-
-    fn format(&self) -> TraceFormat {
-        self.format
-    }
-
-    fn path(&self) -> &Path {
-        &self.path
-    }
 }
+
+line_reader_impl!(AsciiReader);

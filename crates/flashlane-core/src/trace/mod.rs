@@ -2,8 +2,17 @@
 //!
 //! Readers stream (never the whole file in memory) and open gzip/zstd transparently. A
 //! malformed line is a [`TraceError`] naming the file, the line number and the text.
+//! Layouts, units and policies are documented in docs/traces.md.
 
 mod ascii;
+mod blkparse;
+mod blktrace;
+mod common;
+mod detect;
+mod fio;
+mod generic_csv;
+mod msr;
+mod spc;
 
 use std::fmt;
 use std::fs::File;
@@ -11,6 +20,13 @@ use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 pub use ascii::AsciiReader;
+pub use blkparse::BlkparseReader;
+pub use blktrace::{blktrace_files, BlktraceReader};
+pub use detect::detect;
+pub use fio::FioReader;
+pub use generic_csv::{AddressUnit, Delimiter, GenericCsvReader, GenericCsvSpec, TimeUnit};
+pub use msr::MsrReader;
+pub use spc::SpcReader;
 
 /// Direction of a block request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -46,6 +62,18 @@ pub enum TraceFormat {
     Ssdsim,
     /// DiskSim ASCII: `t_ms dev blkno size_sectors flags` (flags bit 0 = read).
     Disksim,
+    /// MSR Cambridge / SNIA CSV: `Timestamp(100 ns ticks),Hostname,DiskNumber,Type,Offset,Size,ResponseTime`.
+    Msr,
+    /// UMass SPC: `ASU,LBA(512 B),Size(bytes),Opcode(r/w),Timestamp(s)`.
+    Spc,
+    /// `blkparse` default text output; `D` (or `Q`, see [`ReaderOptions::block_event`]) events.
+    Blkparse,
+    /// Binary blktrace capture (`NAME.blktrace.N` per-CPU files, merged by time).
+    Blktrace,
+    /// fio iolog, version 2 or 3 (told apart by the header).
+    Fio,
+    /// Delimited text described by a [`GenericCsvSpec`] in [`ReaderOptions::generic_csv`].
+    GenericCsv,
 }
 
 impl TraceFormat {
@@ -54,6 +82,12 @@ impl TraceFormat {
         TraceFormat::Mqsim,
         TraceFormat::Ssdsim,
         TraceFormat::Disksim,
+        TraceFormat::Msr,
+        TraceFormat::Spc,
+        TraceFormat::Blkparse,
+        TraceFormat::Blktrace,
+        TraceFormat::Fio,
+        TraceFormat::GenericCsv,
     ];
 
     /// The name used on the command line and in summaries.
@@ -62,6 +96,12 @@ impl TraceFormat {
             TraceFormat::Mqsim => "mqsim",
             TraceFormat::Ssdsim => "ssdsim",
             TraceFormat::Disksim => "disksim",
+            TraceFormat::Msr => "msr",
+            TraceFormat::Spc => "spc",
+            TraceFormat::Blkparse => "blkparse",
+            TraceFormat::Blktrace => "blktrace",
+            TraceFormat::Fio => "fio",
+            TraceFormat::GenericCsv => "generic-csv",
         }
     }
 
@@ -98,6 +138,60 @@ pub trait TraceReader {
     fn format(&self) -> TraceFormat;
     /// The file being read.
     fn path(&self) -> &Path;
+    /// Malformed lines skipped so far under [`ReaderOptions::max_bad_lines`].
+    fn bad_lines(&self) -> u64 {
+        0
+    }
+    /// Request-like events dropped because they are neither reads nor writes (trim, discard,
+    /// flush, sync, ...).
+    fn skipped_events(&self) -> u64 {
+        0
+    }
+    /// Records whose time stepped back by at most the tolerance and were clamped to the
+    /// previous record's time.
+    fn clamped_backsteps(&self) -> u64 {
+        0
+    }
+}
+
+/// Which blktrace/blkparse event marks a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BlockEvent {
+    /// `D`: the request is issued to the device driver (what the device sees).
+    #[default]
+    Issue,
+    /// `Q`: the request is queued by the block layer (what the application asked for).
+    Queue,
+}
+
+/// Default for [`ReaderOptions::backstep_tolerance_ns`]: one second.
+pub const DEFAULT_BACKSTEP_TOLERANCE_NS: u64 = 1_000_000_000;
+
+/// Reader settings beyond the layout. `Default` is what [`open`] uses.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReaderOptions {
+    /// Malformed lines (or records with absurd values) to skip and count before the next one
+    /// is an error. Structural errors (a missing fio header, a lost blktrace magic) are never
+    /// skipped.
+    pub max_bad_lines: u64,
+    /// Time may step back by up to this much (the record is clamped to the previous time and
+    /// counted); a larger step back is an error.
+    pub backstep_tolerance_ns: u64,
+    /// Event taken as the request by the blkparse and blktrace readers.
+    pub block_event: BlockEvent,
+    /// Column mapping; required for [`TraceFormat::GenericCsv`].
+    pub generic_csv: Option<GenericCsvSpec>,
+}
+
+impl Default for ReaderOptions {
+    fn default() -> Self {
+        ReaderOptions {
+            max_bad_lines: 0,
+            backstep_tolerance_ns: DEFAULT_BACKSTEP_TOLERANCE_NS,
+            block_event: BlockEvent::Issue,
+            generic_csv: None,
+        }
+    }
 }
 
 /// Open `path` (plain, gzip or zstd, told apart by magic bytes) as a buffered byte stream.
@@ -118,13 +212,43 @@ pub fn open_decompressed(path: &Path) -> Result<Box<dyn BufRead>, TraceError> {
     Ok(Box::new(BufReader::with_capacity(1 << 16, stream)))
 }
 
-/// Open a trace in the given layout.
+/// Open a trace in the given layout with default [`ReaderOptions`].
 pub fn open(path: &Path, format: TraceFormat) -> Result<Box<dyn TraceReader>, TraceError> {
-    let input = open_decompressed(path)?;
+    open_with(path, format, &ReaderOptions::default())
+}
+
+/// Open a trace in the given layout. For [`TraceFormat::Blktrace`], `path` may also be a
+/// capture directory or the common prefix of the per-CPU files.
+pub fn open_with(
+    path: &Path,
+    format: TraceFormat,
+    options: &ReaderOptions,
+) -> Result<Box<dyn TraceReader>, TraceError> {
+    let owned = path.to_path_buf();
     Ok(match format {
-        TraceFormat::Mqsim | TraceFormat::Ssdsim | TraceFormat::Disksim => {
-            Box::new(AsciiReader::new(path.to_path_buf(), input, format))
+        TraceFormat::Blktrace => Box::new(BlktraceReader::open(path, options)?),
+        TraceFormat::GenericCsv => {
+            let Some(spec) = options.generic_csv.clone() else {
+                return Err(TraceError::File {
+                    path: owned,
+                    message: "layout generic-csv needs a column spec (see docs/traces.md)".into(),
+                });
+            };
+            let input = open_decompressed(path)?;
+            Box::new(GenericCsvReader::new(owned, input, spec, options))
         }
+        TraceFormat::Mqsim | TraceFormat::Ssdsim | TraceFormat::Disksim => {
+            let input = open_decompressed(path)?;
+            Box::new(AsciiReader::with_options(owned, input, format, options))
+        }
+        TraceFormat::Msr => Box::new(MsrReader::new(owned, open_decompressed(path)?, options)),
+        TraceFormat::Spc => Box::new(SpcReader::new(owned, open_decompressed(path)?, options)),
+        TraceFormat::Blkparse => Box::new(BlkparseReader::new(
+            owned,
+            open_decompressed(path)?,
+            options,
+        )),
+        TraceFormat::Fio => Box::new(FioReader::new(owned, open_decompressed(path)?, options)),
     })
 }
 
