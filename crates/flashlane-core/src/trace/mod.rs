@@ -252,12 +252,3 @@ pub fn open_with(
     })
 }
 
-/// Decide the layout of `path` from its content. (Placeholder until the detection work lands:
-/// refuses to guess.)
-pub fn detect(path: &Path) -> Result<TraceFormat, TraceError> {
-    Err(TraceError::File {
-        path: path.to_path_buf(),
-        message: "layout detection is not available yet; pass --format (mqsim, ssdsim, disksim)"
-            .into(),
-    })
-}
