@@ -242,6 +242,8 @@ impl Simulation {
         progress: &mut dyn FnMut(u64),
     ) -> Result<(), Error> {
         self.fetch_next(next_record)?;
+        // Paced replay admits without an arrival event.
+        self.try_dispatch(0, next_record)?;
         while let Some((now, event)) = self.events.pop() {
             match event {
                 Event::Arrival => self.on_arrival(now, next_record)?,
