@@ -726,6 +726,7 @@ impl Simulation {
             self.last_completion_ns = now;
         } else {
             self.counts.warmup += 1;
+            self.per_source[request.source as usize].0.warmup += 1;
         }
         for chip in host.chips.iter() {
             self.outstanding_per_chip[chip as usize] -= 1;
