@@ -197,24 +197,29 @@ fn execute(
 }
 
 /// The compared figures of one summary, each defined in docs/summary.md.
-fn figures(s: &Summary) -> [f64; 7] {
+/// Conflict waiting time is chip wait plus path wait, per page operation.
+fn figures(s: &Summary) -> [f64; COLUMNS] {
     [
         s.latency_us.read.mean,
         s.latency_us.write.mean,
         s.conflicts.read_chip_wait_us + s.conflicts.read_path_wait_us,
         s.conflicts.write_chip_wait_us + s.conflicts.write_path_wait_us,
         s.chips.utilization,
+        s.chips.active_utilization,
         s.conflicts.read as f64,
         s.conflicts.write as f64,
     ]
 }
 
-const NAMES: [&str; 7] = [
+const COLUMNS: usize = 8;
+
+const NAMES: [&str; COLUMNS] = [
     "read_latency_us",
     "write_latency_us",
     "read_conflict_wait_us",
     "write_conflict_wait_us",
     "chip_utilization",
+    "chip_active_utilization",
     "read_conflicts",
     "write_conflicts",
 ];
@@ -254,14 +259,22 @@ fn table_text(jobs: &[Job], summaries: &[Summary]) -> String {
     );
     let _ = writeln!(
         out,
-        "{:<width$} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
-        "", "read_lat", "write_lat", "rd_cwait", "wr_cwait", "chip_util", "rd_confl", "wr_confl"
+        "{:<width$} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
+        "",
+        "read_lat",
+        "write_lat",
+        "rd_cwait",
+        "wr_cwait",
+        "chip_util",
+        "act_util",
+        "rd_confl",
+        "wr_confl"
     );
     for (job, s) in jobs.iter().zip(summaries) {
         let f = figures(s);
         let r = figures(&summaries[job.reference]);
         let _ = write!(out, "{:<width$}", label(job, s));
-        for i in 0..7 {
+        for i in 0..COLUMNS {
             let _ = write!(out, " {:>9.3}", ratio(f[i], r[i]));
         }
         let _ = writeln!(out);
@@ -269,14 +282,22 @@ fn table_text(jobs: &[Job], summaries: &[Summary]) -> String {
     let _ = writeln!(out);
     let _ = writeln!(
         out,
-        "{:<width$} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
-        "", "read_us", "write_us", "rd_cw_us", "wr_cw_us", "chip_util", "rd_confl", "wr_confl"
+        "{:<width$} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
+        "",
+        "read_us",
+        "write_us",
+        "rd_cw_us",
+        "wr_cw_us",
+        "chip_util",
+        "act_util",
+        "rd_confl",
+        "wr_confl"
     );
     for (job, s) in jobs.iter().zip(summaries) {
         let f = figures(s);
         let _ = writeln!(
             out,
-            "{:<width$} {:>9.1} {:>9.1} {:>9.1} {:>9.1} {:>9.4} {:>9} {:>9}",
+            "{:<width$} {:>9.1} {:>9.1} {:>9.1} {:>9.1} {:>9.4} {:>9.4} {:>9} {:>9}",
             label(job, s),
             f[0],
             f[1],
@@ -284,7 +305,8 @@ fn table_text(jobs: &[Job], summaries: &[Summary]) -> String {
             f[3],
             f[4],
             f[5],
-            f[6]
+            f[6],
+            f[7]
         );
     }
     out
@@ -307,7 +329,7 @@ fn table_csv(jobs: &[Job], summaries: &[Summary]) -> String {
         for v in f {
             let _ = write!(out, ",{v}");
         }
-        for i in 0..7 {
+        for i in 0..COLUMNS {
             let _ = write!(out, ",{}", ratio(f[i], r[i]));
         }
         out.push('\n');

@@ -125,6 +125,10 @@ pub struct Simulation {
     chip_busy_dies: Vec<u32>,
     chip_busy_since: Vec<u64>,
     chip_busy_total: Vec<u64>,
+    /// Chips with at least one busy die, and the window time during which that was > 0.
+    busy_chips: u32,
+    active_since_ns: u64,
+    active_total_ns: u64,
 
     lookahead: Option<Arrival>,
     /// The look-ahead's arrival time has come (it waits only for host-queue room).
@@ -207,6 +211,9 @@ impl Simulation {
             chip_busy_dies: vec![0; chips],
             chip_busy_since: vec![0; chips],
             chip_busy_total: vec![0; chips],
+            busy_chips: 0,
+            active_since_ns: 0,
+            active_total_ns: 0,
             lookahead: None,
             lookahead_arrived: false,
             last_arrival_ns: 0,
@@ -582,6 +589,10 @@ impl Simulation {
         let chip = txn.chip as usize;
         if self.chip_busy_dies[chip] == 0 {
             self.chip_busy_since[chip] = now;
+            if self.busy_chips == 0 {
+                self.active_since_ns = now;
+            }
+            self.busy_chips += 1;
         }
         self.chip_busy_dies[chip] += 1;
         let counted = self.in_window(now);
@@ -682,9 +693,15 @@ impl Simulation {
         self.die_busy[die as usize] = false;
         let chip = txn.chip as usize;
         self.chip_busy_dies[chip] -= 1;
-        if self.chip_busy_dies[chip] == 0 && now > self.window_start_ns {
-            self.chip_busy_total[chip] +=
-                now - self.chip_busy_since[chip].max(self.window_start_ns);
+        if self.chip_busy_dies[chip] == 0 {
+            self.busy_chips -= 1;
+            if now > self.window_start_ns {
+                self.chip_busy_total[chip] +=
+                    now - self.chip_busy_since[chip].max(self.window_start_ns);
+                if self.busy_chips == 0 {
+                    self.active_total_ns += now - self.active_since_ns.max(self.window_start_ns);
+                }
+            }
         }
         if txn.request != NO_REQUEST {
             let request = &mut self.requests[txn.request as usize];
@@ -828,6 +845,13 @@ impl Simulation {
             chips: ChipStats {
                 count: chips,
                 utilization,
+                active_utilization: if self.active_total_ns == 0 {
+                    0.0
+                } else {
+                    self.chip_busy_total.iter().sum::<u64>() as f64
+                        / (self.active_total_ns as f64 * chips as f64)
+                },
+                active_ns: self.active_total_ns,
                 per_chip_utilization: per_chip,
             },
             conflicts: ConflictStats {

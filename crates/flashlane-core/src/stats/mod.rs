@@ -186,7 +186,13 @@ pub struct ChipStats {
     /// chip is busy while any of its dies runs a flash operation (from its first command
     /// cycle to the end of its last data transfer or array time).
     pub utilization: f64,
-    /// The same, per chip (index = channel * chips_per_channel + way).
+    /// Mean number of busy chips over the part of the window in which at least one chip was
+    /// busy, divided by the chip count: how much of the parallelism the SSD used while it
+    /// worked (PIQ's "average number of utilized chips", over the chip count).
+    pub active_utilization: f64,
+    /// Time in the window during which at least one chip was busy, ns.
+    pub active_ns: u64,
+    /// The same as `utilization`, per chip (index = channel * chips_per_channel + way).
     pub per_chip_utilization: Vec<f64>,
 }
 
