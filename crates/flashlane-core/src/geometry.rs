@@ -80,6 +80,12 @@ impl Geometry {
         if self.blocks_per_plane < 4 {
             return Err("geometry.blocks_per_plane must be at least 4 (garbage collection needs spare blocks)".into());
         }
+        if self.planes() > 1 << 20 {
+            return Err(format!(
+                "geometry has {} planes; at most 2^20 are supported",
+                self.planes()
+            ));
+        }
         if self.physical_pages() >= u32::MAX as u64 {
             return Err(format!(
                 "geometry has {} physical pages; at most {} are supported",
@@ -113,6 +119,11 @@ pub struct StaticMap {
     ways: u64,
     dies: u64,
     planes: u64,
+    /// The placement repeats every `period` = channels x ways x dies x planes pages: chip and
+    /// plane of every residue, so the hot path costs one division.
+    period: u64,
+    chip_of_residue: Vec<u32>,
+    plane_of_residue: Vec<u32>,
 }
 
 /// Where the static map places a logical page.
@@ -127,13 +138,29 @@ pub struct Placement {
 
 impl StaticMap {
     pub fn new(geometry: &Geometry, order: [Level; 4]) -> Self {
-        StaticMap {
+        let mut map = StaticMap {
             order,
             channels: geometry.channels as u64,
             ways: geometry.chips_per_channel as u64,
             dies: geometry.dies_per_chip as u64,
             planes: geometry.planes_per_die as u64,
-        }
+            period: geometry.planes() as u64,
+            chip_of_residue: Vec::new(),
+            plane_of_residue: Vec::new(),
+        };
+        let (chips, planes): (Vec<u32>, Vec<u32>) = (0..map.period)
+            .map(|residue| {
+                let p = map.place(residue);
+                let chip = p.channel as u64 * map.ways + p.way as u64;
+                (
+                    chip as u32,
+                    ((chip * map.dies + p.die as u64) * map.planes + p.plane as u64) as u32,
+                )
+            })
+            .unzip();
+        map.chip_of_residue = chips;
+        map.plane_of_residue = planes;
+        map
     }
 
     pub fn order(&self) -> [Level; 4] {
@@ -164,15 +191,12 @@ impl StaticMap {
 
     /// Chip index (channel-major) of logical page `lpn`.
     pub fn chip_of(&self, lpn: u64) -> u32 {
-        let p = self.place(lpn);
-        p.channel * self.ways as u32 + p.way
+        self.chip_of_residue[(lpn % self.period) as usize]
     }
 
     /// Global plane index of logical page `lpn`.
     pub fn plane_of(&self, lpn: u64) -> u32 {
-        let p = self.place(lpn);
-        let chip = p.channel as u64 * self.ways + p.way as u64;
-        ((chip * self.dies + p.die as u64) * self.planes + p.plane as u64) as u32
+        self.plane_of_residue[(lpn % self.period) as usize]
     }
 
     /// Set of chips touched by `pages` logical pages starting at `first_lpn` (PIQ's location vector).

@@ -724,9 +724,13 @@ impl Simulation {
             let latency = now - host.arrival_ns;
             self.latency[op_index(host.op)].record(latency);
             self.latency_all.record(latency);
+            let mixed = self.per_source.len() > 1;
             let (counts, recorders) = &mut self.per_source[request.source as usize];
-            recorders[op_index(host.op)].record(latency);
-            recorders[2].record(latency);
+            if mixed {
+                // With one trace its statistics are the totals; no need to record twice.
+                recorders[op_index(host.op)].record(latency);
+                recorders[2].record(latency);
+            }
             counts.completed += 1;
             match host.op {
                 Op::Read => counts.reads += 1,
@@ -879,14 +883,20 @@ impl Simulation {
                 .per_source
                 .iter()
                 .map(|(counts, r)| {
-                    (
-                        counts.clone(),
+                    let latency = if self.per_source.len() > 1 {
                         LatencyByOp {
                             read: r[0].stats(),
                             write: r[1].stats(),
                             all: r[2].stats(),
-                        },
-                    )
+                        }
+                    } else {
+                        LatencyByOp {
+                            read: self.latency[0].stats(),
+                            write: self.latency[1].stats(),
+                            all: self.latency_all.stats(),
+                        }
+                    };
+                    (counts.clone(), latency)
                 })
                 .collect(),
         }

@@ -64,6 +64,8 @@ pub struct Ftl {
     planes: Vec<Plane>,
     gc_threshold_blocks: u32,
     pages_per_plane: u64,
+    /// (chip, global die) of every plane, so translation needs no divisions.
+    plane_targets: Vec<(u32, u32)>,
     counters: FtlCounters,
     /// Round-robin cursors for dynamic allocation: next chip on ties, next die/plane per chip.
     next_chip: u32,
@@ -100,6 +102,12 @@ impl Ftl {
                 .collect(),
             gc_threshold_blocks,
             pages_per_plane,
+            plane_targets: (0..geometry.planes())
+                .map(|plane| {
+                    let (chip, die, _) = geometry.plane_location(plane);
+                    (chip, chip * geometry.dies_per_chip + die)
+                })
+                .collect(),
             counters: FtlCounters::default(),
             next_chip: 0,
             next_plane_in_chip: vec![0; geometry.chips() as usize],
@@ -144,11 +152,12 @@ impl Ftl {
     }
 
     fn target_of(&self, ppn: u32) -> PhysicalTarget {
-        let plane = (ppn as u64 / self.pages_per_plane) as u32;
-        let (chip, die, _) = self.geometry.plane_location(plane);
+        // u32 division: physical page numbers fit in u32 (checked by the geometry).
+        let plane = ppn / self.pages_per_plane as u32;
+        let (chip, die) = self.plane_targets[plane as usize];
         PhysicalTarget {
             chip,
-            die: chip * self.geometry.dies_per_chip + die,
+            die,
             plane,
             ppn,
         }
