@@ -1,5 +1,6 @@
 //! `flashlane`: the command-line front end of the simulator.
 
+mod gen;
 mod output;
 
 use std::path::PathBuf;
@@ -29,6 +30,8 @@ enum Command {
     Presets,
     /// Print a preset's TOML (a starting point for your own config file).
     ShowPreset { name: String },
+    /// Write a synthetic trace from a named profile or a workload spec.
+    Gen(gen::GenArgs),
 }
 
 #[derive(Args)]
@@ -100,6 +103,7 @@ fn execute(cli: Cli) -> Result<(), Error> {
             Ok(())
         }
         Command::Run(args) => run(args),
+        Command::Gen(args) => gen::run(args),
     }
 }
 

@@ -165,13 +165,15 @@ pub fn profile(name: &str) -> Option<Profile> {
 fn two_point_size(mean_bytes: f64) -> SizeSpec {
     let pages = (mean_bytes / PAGE_BYTES as f64).floor().max(1.0);
     let low = pages as u64 * PAGE_BYTES;
-    let high_weight = ((mean_bytes - low as f64) / PAGE_BYTES as f64).clamp(0.0, 1.0);
+    // Rounded to 1e-6 so the written spec reads 0.2, not 0.20000000000000018.
+    let high_weight =
+        (((mean_bytes - low as f64) / PAGE_BYTES as f64).clamp(0.0, 1.0) * 1e6).round() / 1e6;
     if high_weight == 0.0 {
         return SizeSpec::Fixed { bytes: low };
     }
     SizeSpec::Empirical {
         sizes_bytes: vec![low, low + PAGE_BYTES],
-        weights: vec![1.0 - high_weight, high_weight],
+        weights: vec![((1.0 - high_weight) * 1e6).round() / 1e6, high_weight],
     }
 }
 
