@@ -51,13 +51,15 @@ pub fn run(args: GenArgs) -> Result<(), Error> {
         ))
     })?;
     let mut spec = match (&args.profile, &args.spec) {
-        (Some(name), _) => workload::profile(name)
-            .ok_or_else(|| {
-                Error::Config(format!(
-                    "unknown profile `{name}`; `flashlane gen --list` shows them"
-                ))
-            })?
-            .spec,
+        (Some(name), _) => {
+            workload::profile(name)
+                .ok_or_else(|| {
+                    Error::Config(format!(
+                        "unknown profile `{name}`; `flashlane gen --list` shows them"
+                    ))
+                })?
+                .spec
+        }
         (None, Some(path)) => SyntheticSpec::from_file(path)?,
         (None, None) => return Err(Error::Config("give --profile NAME or --spec FILE".into())),
     };

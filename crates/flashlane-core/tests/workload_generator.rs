@@ -123,20 +123,37 @@ fn read_fraction_mean_size_and_poisson_gaps() {
     let s = base();
     let c = measure(&s);
     assert_eq!(c.records, N);
-    assert!((c.read_fraction() - 0.36).abs() < 0.01, "{}", c.read_fraction());
+    assert!(
+        (c.read_fraction() - 0.36).abs() < 0.01,
+        "{}",
+        c.read_fraction()
+    );
     let want_size = (4096.0 + 131_072.0) / 2.0;
-    assert!((c.mean_size_bytes / want_size - 1.0).abs() < 0.01, "{}", c.mean_size_bytes);
+    assert!(
+        (c.mean_size_bytes / want_size - 1.0).abs() < 0.01,
+        "{}",
+        c.mean_size_bytes
+    );
     assert!((s.size.mean_bytes() - want_size).abs() < 1e-9);
-    assert!((c.mean_interarrival_ns / 58_000.0 - 1.0).abs() < 0.02, "{}", c.mean_interarrival_ns);
+    assert!(
+        (c.mean_interarrival_ns / 58_000.0 - 1.0).abs() < 0.02,
+        "{}",
+        c.mean_interarrival_ns
+    );
     // Exponential gaps: standard deviation equals the mean.
     let r = records(&s);
-    let gaps: Vec<f64> = r.windows(2).map(|w| (w[1].time_ns - w[0].time_ns) as f64).collect();
+    let gaps: Vec<f64> = r
+        .windows(2)
+        .map(|w| (w[1].time_ns - w[0].time_ns) as f64)
+        .collect();
     let mean = gaps.iter().sum::<f64>() / gaps.len() as f64;
     let sd = (gaps.iter().map(|g| (g - mean).powi(2)).sum::<f64>() / gaps.len() as f64).sqrt();
     assert!((sd / mean - 1.0).abs() < 0.03, "cv {}", sd / mean);
     assert_eq!(r[0].time_ns, 0);
     assert!(r.iter().all(|x| x.device == 3 && x.stream == 7));
-    assert!(r.iter().all(|x| x.size_bytes % 4096 == 0 && x.offset_bytes % 4096 == 0));
+    assert!(r
+        .iter()
+        .all(|x| x.size_bytes % 4096 == 0 && x.offset_bytes % 4096 == 0));
     assert!(r.iter().all(|x| x.offset_bytes + x.size_bytes <= 1 << 32));
 }
 
@@ -147,7 +164,10 @@ fn fixed_and_closed_loop_arrivals() {
         interarrival_ns: 1234,
     };
     let r = records(&s);
-    assert!(r.iter().enumerate().all(|(i, x)| x.time_ns == i as u64 * 1234));
+    assert!(r
+        .iter()
+        .enumerate()
+        .all(|(i, x)| x.time_ns == i as u64 * 1234));
     s.arrival = ArrivalSpec::ClosedLoop { queue_depth: 32 };
     assert!(records(&s).iter().all(|x| x.time_ns == 0));
 }
@@ -249,11 +269,17 @@ fn sequential_streams_are_sequential() {
     let region = span / streams;
     let mut wraps = 0;
     for k in 0..streams {
-        let mine: Vec<&TraceRecord> = r.iter().skip(k as usize).step_by(streams as usize).collect();
+        let mine: Vec<&TraceRecord> = r
+            .iter()
+            .skip(k as usize)
+            .step_by(streams as usize)
+            .collect();
         assert_eq!(mine[0].offset_bytes, k * region);
         for w in mine.windows(2) {
             let (a, b) = (w[0], w[1]);
-            assert!(b.offset_bytes >= k * region && b.offset_bytes + b.size_bytes <= (k + 1) * region);
+            assert!(
+                b.offset_bytes >= k * region && b.offset_bytes + b.size_bytes <= (k + 1) * region
+            );
             let next = a.offset_bytes + a.size_bytes;
             if b.offset_bytes != next {
                 // A wrap, and only when the request would not have fit.
@@ -331,7 +357,12 @@ fn mqsim_export_reads_back_identically() {
     s.stream = s.device; // the layout has no stream column; readers use the device
     let mut bytes = Vec::new();
     let mut reader = SyntheticReader::new(&s).unwrap();
-    let n = write_trace(&mut || reader.next_record(), &mut bytes, OutputFormat::Mqsim).unwrap();
+    let n = write_trace(
+        &mut || reader.next_record(),
+        &mut bytes,
+        OutputFormat::Mqsim,
+    )
+    .unwrap();
     assert_eq!(n, 5000);
     assert_eq!(read_back(bytes), records(&s));
 }
@@ -345,13 +376,25 @@ fn mqsim_export_refuses_partial_sectors() {
         align_bytes: 1000,
     };
     let mut reader = SyntheticReader::new(&s).unwrap();
-    let err = write_trace(&mut || reader.next_record(), &mut Vec::new(), OutputFormat::Mqsim)
-        .unwrap_err()
-        .to_string();
-    assert!(err.contains("record 1") && err.contains("512-byte sectors"), "{err}");
+    let err = write_trace(
+        &mut || reader.next_record(),
+        &mut Vec::new(),
+        OutputFormat::Mqsim,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("record 1") && err.contains("512-byte sectors"),
+        "{err}"
+    );
     // MSR CSV holds bytes: fine.
     let mut reader = SyntheticReader::new(&s).unwrap();
-    write_trace(&mut || reader.next_record(), &mut Vec::new(), OutputFormat::Msr).unwrap();
+    write_trace(
+        &mut || reader.next_record(),
+        &mut Vec::new(),
+        OutputFormat::Msr,
+    )
+    .unwrap();
 }
 
 #[test]
@@ -399,6 +442,8 @@ fn empirical_sizes_from_a_trace() {
         Box::new(Cursor::new(Vec::new())),
         TraceFormat::Mqsim,
     );
-    let err = SizeSpec::empirical_from_trace(&mut empty, None).unwrap_err().to_string();
+    let err = SizeSpec::empirical_from_trace(&mut empty, None)
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("empty.mqsim"), "{err}");
 }

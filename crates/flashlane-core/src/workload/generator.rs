@@ -253,9 +253,8 @@ impl AddressSampler {
             } => AddressSampler::Zipf {
                 span: *span_bytes,
                 align: *align_bytes,
-                zipf: Zipf::new(span_bytes / align_bytes, *theta).ok_or_else(|| {
-                    format!("address: invalid zipf parameters (theta {theta})")
-                })?,
+                zipf: Zipf::new(span_bytes / align_bytes, *theta)
+                    .ok_or_else(|| format!("address: invalid zipf parameters (theta {theta})"))?,
             },
             AddressSpec::HotCold {
                 span_bytes,
@@ -265,7 +264,8 @@ impl AddressSampler {
             } => {
                 let slots = span_bytes / align_bytes;
                 // At least one hot and one cold slot, so both shares can be honoured.
-                let hot = ((slots as f64 * hot_fraction_of_span).round() as u64).clamp(1, slots - 1);
+                let hot =
+                    ((slots as f64 * hot_fraction_of_span).round() as u64).clamp(1, slots - 1);
                 AddressSampler::HotCold {
                     span: *span_bytes,
                     align: *align_bytes,

@@ -146,7 +146,10 @@ impl SyntheticSpec {
     /// Read and parse a TOML spec file.
     pub fn from_file(path: &std::path::Path) -> Result<SyntheticSpec, Error> {
         let text = std::fs::read_to_string(path).map_err(|e| {
-            Error::Config(format!("{}: cannot read workload spec: {e}", path.display()))
+            Error::Config(format!(
+                "{}: cannot read workload spec: {e}",
+                path.display()
+            ))
         })?;
         SyntheticSpec::from_toml(&text, &path.display().to_string())
     }
@@ -185,8 +188,7 @@ impl SyntheticSpec {
             }
         }
         self.size.validate()?;
-        self.address
-            .validate("address", self.size.max_bytes())
+        self.address.validate("address", self.size.max_bytes())
     }
 }
 
@@ -306,7 +308,11 @@ impl SizeSpec {
     ) -> Result<SizeSpec, Error> {
         let mut counts = std::collections::BTreeMap::<u64, u64>::new();
         let mut n = 0u64;
-        while max_records.map_or(true, |max| n < max) {
+        loop {
+            // Not `is_none_or`: the crate's rust-version (1.80) predates it.
+            if max_records.is_some_and(|max| n >= max) {
+                break;
+            }
             let Some(record) = reader.next_record()? else {
                 break;
             };
