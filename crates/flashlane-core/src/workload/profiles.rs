@@ -46,7 +46,7 @@ const PIQ_DEFAULT_MEAN_SIZE_KIB: f64 = 9.6;
 /// 67 | 98, 129, 162, 242, 268 us).
 const PIQ_DEFAULT_MEAN_INTERARRIVAL_US: f64 = 82.5;
 
-/// Venice (Kim et al., ISCA 2023) Table 2: trace, read %, mean request size (KB), mean
+/// Venice (ISCA 2023) Table 2: trace, read %, mean request size (KB), mean
 /// inter-request arrival time (us), copied from the paper's text row by row.
 const VENICE_TABLE_2: &[(&str, f64, f64, f64)] = &[
     ("hm_0", 36.0, 8.8, 58.0),
@@ -70,7 +70,8 @@ const VENICE_TABLE_2: &[(&str, f64, f64, f64)] = &[
     ("ssd-10", 99.0, 11.5, 2.0),
 ];
 
-/// PIQ (Gao et al.) Table I: read and write I/O counts of its MSR Cambridge traces. The
+/// PIQ ("Exploiting Parallelism in I/O Scheduling for Access Conflict Minimization in
+/// Flash-based Solid State Drives") Table I: read and write I/O counts of its MSR Cambridge traces. The
 /// paper's text keeps 12 of the 15 read counts and 10 of the 15 write counts, without the
 /// trace names or row order; these are the 8 (read, write) pairs that add up to the
 /// 500,000 I/Os per trace the paper states (within 101), the only pairing the text supports.
