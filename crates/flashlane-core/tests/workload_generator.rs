@@ -447,3 +447,30 @@ fn empirical_sizes_from_a_trace() {
         .to_string();
     assert!(err.contains("empty.mqsim"), "{err}");
 }
+
+#[test]
+fn huge_spans_do_not_overflow() {
+    let mut s = base();
+    s.requests = 10_000;
+    s.size = SizeSpec::Fixed { bytes: 1 << 20 };
+    for address in [
+        AddressSpec::Uniform {
+            span_bytes: u64::MAX,
+            align_bytes: 4096,
+        },
+        AddressSpec::Zipf {
+            span_bytes: u64::MAX,
+            align_bytes: 512,
+            theta: 0.5,
+        },
+        AddressSpec::Sequential {
+            span_bytes: u64::MAX,
+            streams: 1,
+        },
+    ] {
+        s.address = address;
+        for r in records(&s) {
+            assert!(r.offset_bytes.checked_add(r.size_bytes).is_some(), "{r:?}");
+        }
+    }
+}

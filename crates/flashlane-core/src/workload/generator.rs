@@ -323,7 +323,7 @@ impl AddressSampler {
                 let stream = *turn;
                 *turn = (*turn + 1) % cursors.len();
                 let cursor = &mut cursors[stream];
-                if *cursor + size > *region {
+                if cursor.saturating_add(size) > *region {
                     *cursor = 0;
                 }
                 let offset = stream as u64 * *region + *cursor;
@@ -340,7 +340,8 @@ impl AddressSampler {
 
 /// Move a request that would run past the span down so it ends inside it, keeping alignment.
 fn fit(offset: u64, size: u64, span: u64, align: u64) -> u64 {
-    if offset + size <= span {
+    // Saturating: a span near u64::MAX must not wrap around to a small end.
+    if offset.saturating_add(size) <= span {
         offset
     } else {
         (span - size) / align * align
