@@ -2,6 +2,7 @@
 
 mod args;
 mod compare;
+mod gen;
 mod output;
 
 use std::path::PathBuf;
@@ -37,6 +38,8 @@ enum Command {
     Presets,
     /// Print a preset's TOML (a starting point for your own config file).
     ShowPreset { name: String },
+    /// Write a synthetic trace from a named profile or a workload spec.
+    Gen(gen::GenArgs),
 }
 
 #[derive(Args)]
@@ -87,6 +90,7 @@ fn execute(cli: Cli) -> Result<(), Error> {
         Command::Run(args) => run(args),
         Command::Compare(args) => compare::compare(args),
         Command::Sweep(args) => compare::sweep(args),
+        Command::Gen(args) => gen::run(args),
     }
 }
 

@@ -16,6 +16,7 @@ pub mod run;
 pub mod sim;
 pub mod stats;
 pub mod trace;
+pub mod workload;
 
 pub use error::Error;
 pub use run::{run, run_with_progress, RunSpec};

@@ -1,0 +1,138 @@
+//! `flashlane gen`: write a synthetic trace from a named profile or a spec file.
+
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use flashlane_core::workload::{self, OutputFormat, SyntheticReader, SyntheticSpec};
+use flashlane_core::Error;
+
+#[derive(Args)]
+pub struct GenArgs {
+    /// List the named profiles with their labels and exit.
+    #[arg(long, conflicts_with_all = ["profile", "spec", "out"])]
+    list: bool,
+    /// Named profile (see `flashlane gen --list`).
+    #[arg(long, conflicts_with = "spec", required_unless_present_any = ["spec", "list"])]
+    profile: Option<String>,
+    /// Workload spec file (TOML; see docs/workloads.md).
+    #[arg(long)]
+    spec: Option<PathBuf>,
+    /// Generate N requests instead of the spec's count.
+    #[arg(long)]
+    requests: Option<u64>,
+    /// Seed instead of the spec's.
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Trace file to write (replaced atomically). The resolved spec goes to FILE.spec.toml.
+    #[arg(long, required_unless_present = "list")]
+    out: Option<PathBuf>,
+    /// Layout of the written trace: mqsim or msr.
+    #[arg(long = "to", default_value = "mqsim")]
+    to: String,
+}
+
+pub fn run(args: GenArgs) -> Result<(), Error> {
+    if args.list {
+        for p in workload::profiles() {
+            println!("{:<24} {}", p.name, p.spec.label);
+        }
+        return Ok(());
+    }
+    let format = OutputFormat::from_name(&args.to).ok_or_else(|| {
+        Error::Config(format!(
+            "--to {}: unknown layout; known layouts: {}",
+            args.to,
+            OutputFormat::ALL
+                .iter()
+                .map(|f| f.name())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))
+    })?;
+    let mut spec = match (&args.profile, &args.spec) {
+        (Some(name), _) => {
+            workload::profile(name)
+                .ok_or_else(|| {
+                    Error::Config(format!(
+                        "unknown profile `{name}`; `flashlane gen --list` shows them"
+                    ))
+                })?
+                .spec
+        }
+        (None, Some(path)) => SyntheticSpec::from_file(path)?,
+        (None, None) => return Err(Error::Config("give --profile NAME or --spec FILE".into())),
+    };
+    if let Some(n) = args.requests {
+        spec.requests = n;
+    }
+    if let Some(seed) = args.seed {
+        spec.seed = seed;
+    }
+    let out = args
+        .out
+        .ok_or_else(|| Error::Config("give --out FILE".into()))?;
+    // Checks the overridden values too (e.g. --requests 0).
+    let mut reader = SyntheticReader::new(&spec).map_err(|e| match e {
+        Error::Config(m) => Error::Config(format!("workload spec: {m}")),
+        other => other,
+    })?;
+    let spec_text = spec.to_toml()?;
+    let written = write_atomically(&out, |file| {
+        let mut next = || reader.next_record();
+        workload::write_trace(&mut next, file, format).map_err(|e| e.to_string())
+    })?;
+    let spec_path = sidecar_path(&out);
+    write_atomically(&spec_path, |file| {
+        file.write_all(spec_text.as_bytes())
+            .map_err(|e| e.to_string())
+    })?;
+    println!("{}", spec.label);
+    println!(
+        "wrote {written} requests to {} ({}); spec in {}",
+        out.display(),
+        format.name(),
+        spec_path.display()
+    );
+    Ok(())
+}
+
+/// `trace.mqsim` -> `trace.mqsim.spec.toml`.
+fn sidecar_path(out: &Path) -> PathBuf {
+    let mut name = out.as_os_str().to_owned();
+    name.push(".spec.toml");
+    PathBuf::from(name)
+}
+
+/// Write `path` through a temporary file in the same directory, renamed into place only when
+/// `fill` and the flush succeed: an error never leaves a half-written file.
+fn write_atomically<T>(
+    path: &Path,
+    fill: impl FnOnce(&mut dyn Write) -> Result<T, String>,
+) -> Result<T, Error> {
+    let fail = |message: String| Error::Output {
+        path: path.display().to_string(),
+        message,
+    };
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let file_name = path
+        .file_name()
+        .ok_or_else(|| fail("not a file path".into()))?;
+    let temp = dir.join(format!(".{}.tmp", file_name.to_string_lossy()));
+    let result = (|| -> Result<T, String> {
+        let file = std::fs::File::create(&temp).map_err(|e| e.to_string())?;
+        let mut writer = BufWriter::with_capacity(1 << 16, file);
+        let value = fill(&mut writer)?;
+        let file = writer.into_inner().map_err(|e| e.error().to_string())?;
+        file.sync_all().map_err(|e| e.to_string())?;
+        std::fs::rename(&temp, path).map_err(|e| e.to_string())?;
+        Ok(value)
+    })();
+    result.map_err(|e| {
+        let _ = std::fs::remove_file(&temp);
+        fail(e)
+    })
+}

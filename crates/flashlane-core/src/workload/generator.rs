@@ -1,0 +1,349 @@
+//! The streaming generator behind [`SyntheticReader`].
+
+use rand::{RngCore, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use super::{sequential_region_bytes, AddressSpec, ArrivalSpec, SizeSpec, SyntheticSpec, Zipf};
+use crate::trace::{Op, TraceError, TraceRecord};
+use crate::Error;
+
+/// Generates the records of a [`SyntheticSpec`] one at a time (constant memory).
+///
+/// Arrival times, read/write choices, sizes and addresses each draw from their own ChaCha8
+/// stream of the one seed, so changing e.g. the size distribution leaves the arrival times
+/// and the read/write sequence unchanged.
+#[derive(Debug, Clone)]
+pub struct SyntheticReader {
+    spec: SyntheticSpec,
+    emitted: u64,
+    time_ns: u64,
+    arrival_rng: ChaCha8Rng,
+    op_rng: ChaCha8Rng,
+    size_rng: ChaCha8Rng,
+    address_rng: ChaCha8Rng,
+    size: SizeSampler,
+    address: AddressSampler,
+}
+
+impl SyntheticReader {
+    /// Check `spec` and prepare to generate it.
+    pub fn new(spec: &SyntheticSpec) -> Result<SyntheticReader, Error> {
+        spec.validate().map_err(Error::Config)?;
+        let rng = |stream: u64| {
+            let mut r = ChaCha8Rng::seed_from_u64(spec.seed);
+            r.set_stream(stream);
+            r
+        };
+        Ok(SyntheticReader {
+            spec: spec.clone(),
+            emitted: 0,
+            time_ns: 0,
+            arrival_rng: rng(0),
+            op_rng: rng(1),
+            size_rng: rng(2),
+            address_rng: rng(3),
+            size: SizeSampler::new(&spec.size),
+            address: AddressSampler::new(&spec.address).map_err(Error::Config)?,
+        })
+    }
+
+    /// The spec being generated.
+    pub fn spec(&self) -> &SyntheticSpec {
+        &self.spec
+    }
+
+    /// What the workload stands for; show it with anything produced from it.
+    pub fn label(&self) -> &str {
+        &self.spec.label
+    }
+
+    /// The next record, `Ok(None)` after `requests` records. Never fails: the signature is
+    /// that of [`crate::trace::TraceReader::next_record`] so both plug into the same closures.
+    pub fn next_record(&mut self) -> Result<Option<TraceRecord>, TraceError> {
+        Ok(self.generate())
+    }
+
+    fn generate(&mut self) -> Option<TraceRecord> {
+        if self.emitted >= self.spec.requests {
+            return None;
+        }
+        if self.emitted > 0 {
+            let gap = match self.spec.arrival {
+                ArrivalSpec::Poisson {
+                    mean_interarrival_ns,
+                } => {
+                    // Inversion of the exponential; 1 - u is in (0, 1], so ln is finite.
+                    let u = unit_f64(&mut self.arrival_rng);
+                    (-mean_interarrival_ns * (1.0 - u).ln()).round() as u64
+                }
+                ArrivalSpec::Fixed { interarrival_ns } => interarrival_ns,
+                ArrivalSpec::ClosedLoop { .. } => 0,
+            };
+            self.time_ns = self.time_ns.saturating_add(gap);
+        }
+        self.emitted += 1;
+        let op = if unit_f64(&mut self.op_rng) < self.spec.read_fraction {
+            Op::Read
+        } else {
+            Op::Write
+        };
+        let size_bytes = self.size.sample(&mut self.size_rng);
+        let offset_bytes = self.address.sample(&mut self.address_rng, size_bytes);
+        Some(TraceRecord {
+            time_ns: self.time_ns,
+            device: self.spec.device,
+            stream: self.spec.stream,
+            offset_bytes,
+            size_bytes,
+            op,
+        })
+    }
+}
+
+impl Iterator for SyntheticReader {
+    type Item = TraceRecord;
+
+    fn next(&mut self) -> Option<TraceRecord> {
+        self.generate()
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let left = usize::try_from(self.spec.requests - self.emitted).unwrap_or(usize::MAX);
+        (left, Some(left))
+    }
+}
+
+/// Uniform in [0, 1) from the top 53 bits (our own, so the bytes never depend on how a
+/// `rand` release maps integers to floats).
+fn unit_f64(rng: &mut ChaCha8Rng) -> f64 {
+    (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+}
+
+/// Uniform in [0, n), n > 0, exactly (Lemire's multiply-and-reject).
+fn below(rng: &mut ChaCha8Rng, n: u64) -> u64 {
+    let mut m = u128::from(rng.next_u64()) * u128::from(n);
+    if (m as u64) < n {
+        let threshold = n.wrapping_neg() % n;
+        while (m as u64) < threshold {
+            m = u128::from(rng.next_u64()) * u128::from(n);
+        }
+    }
+    (m >> 64) as u64
+}
+
+/// Discrete choice by weight: cumulative sums and a binary search.
+#[derive(Debug, Clone)]
+struct Weighted {
+    cumulative: Vec<f64>,
+}
+
+impl Weighted {
+    fn new(weights: impl Iterator<Item = f64>) -> Weighted {
+        let mut total = 0.0;
+        let cumulative = weights
+            .map(|w| {
+                total += w;
+                total
+            })
+            .collect();
+        Weighted { cumulative }
+    }
+
+    fn sample(&self, rng: &mut ChaCha8Rng) -> usize {
+        let total = self.cumulative.last().copied().unwrap_or(0.0);
+        let x = unit_f64(rng) * total;
+        // First entry whose cumulative weight exceeds x: zero-weight entries are never chosen.
+        self.cumulative
+            .partition_point(|c| *c <= x)
+            .min(self.cumulative.len() - 1)
+    }
+}
+
+#[derive(Debug, Clone)]
+enum SizeSampler {
+    Fixed(u64),
+    Uniform { min: u64, align: u64, choices: u64 },
+    Empirical { sizes: Vec<u64>, pick: Weighted },
+}
+
+impl SizeSampler {
+    fn new(spec: &SizeSpec) -> SizeSampler {
+        match spec {
+            SizeSpec::Fixed { bytes } => SizeSampler::Fixed(*bytes),
+            SizeSpec::Uniform {
+                min_bytes,
+                max_bytes,
+                align_bytes,
+            } => SizeSampler::Uniform {
+                min: *min_bytes,
+                align: *align_bytes,
+                choices: (max_bytes - min_bytes) / align_bytes + 1,
+            },
+            SizeSpec::Empirical {
+                sizes_bytes,
+                weights,
+            } => SizeSampler::Empirical {
+                sizes: sizes_bytes.clone(),
+                pick: Weighted::new(weights.iter().copied()),
+            },
+        }
+    }
+
+    fn sample(&self, rng: &mut ChaCha8Rng) -> u64 {
+        match self {
+            SizeSampler::Fixed(bytes) => *bytes,
+            SizeSampler::Uniform {
+                min,
+                align,
+                choices,
+            } => min + align * below(rng, *choices),
+            SizeSampler::Empirical { sizes, pick } => sizes[pick.sample(rng)],
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+enum AddressSampler {
+    Uniform {
+        span: u64,
+        align: u64,
+        slots: u64,
+    },
+    Zipf {
+        span: u64,
+        align: u64,
+        zipf: Zipf,
+    },
+    HotCold {
+        span: u64,
+        align: u64,
+        hot_slots: u64,
+        cold_slots: u64,
+        hot_share: f64,
+    },
+    Sequential {
+        region: u64,
+        /// Next offset of each stream, relative to its region.
+        cursors: Vec<u64>,
+        turn: usize,
+    },
+    Mix {
+        pick: Weighted,
+        parts: Vec<AddressSampler>,
+    },
+}
+
+impl AddressSampler {
+    /// `spec` is validated, so the divisions are sound; the Zipf check repeats the
+    /// validation rather than trusting it with a panic.
+    fn new(spec: &AddressSpec) -> Result<AddressSampler, String> {
+        Ok(match spec {
+            AddressSpec::Uniform {
+                span_bytes,
+                align_bytes,
+            } => AddressSampler::Uniform {
+                span: *span_bytes,
+                align: *align_bytes,
+                slots: span_bytes / align_bytes,
+            },
+            AddressSpec::Zipf {
+                span_bytes,
+                align_bytes,
+                theta,
+            } => AddressSampler::Zipf {
+                span: *span_bytes,
+                align: *align_bytes,
+                zipf: Zipf::new(span_bytes / align_bytes, *theta)
+                    .ok_or_else(|| format!("address: invalid zipf parameters (theta {theta})"))?,
+            },
+            AddressSpec::HotCold {
+                span_bytes,
+                align_bytes,
+                hot_fraction_of_span,
+                hot_fraction_of_accesses,
+            } => {
+                let slots = span_bytes / align_bytes;
+                // At least one hot and one cold slot, so both shares can be honoured.
+                let hot =
+                    ((slots as f64 * hot_fraction_of_span).round() as u64).clamp(1, slots - 1);
+                AddressSampler::HotCold {
+                    span: *span_bytes,
+                    align: *align_bytes,
+                    hot_slots: hot,
+                    cold_slots: slots - hot,
+                    hot_share: *hot_fraction_of_accesses,
+                }
+            }
+            AddressSpec::Sequential {
+                span_bytes,
+                streams,
+            } => AddressSampler::Sequential {
+                region: sequential_region_bytes(*span_bytes, *streams),
+                cursors: vec![0; *streams as usize],
+                turn: 0,
+            },
+            AddressSpec::Mix { components } => AddressSampler::Mix {
+                pick: Weighted::new(components.iter().map(|c| c.weight)),
+                parts: components
+                    .iter()
+                    .map(|c| AddressSampler::new(&c.pattern))
+                    .collect::<Result<_, _>>()?,
+            },
+        })
+    }
+
+    fn sample(&mut self, rng: &mut ChaCha8Rng, size: u64) -> u64 {
+        match self {
+            AddressSampler::Uniform { span, align, slots } => {
+                fit(below(rng, *slots) * *align, size, *span, *align)
+            }
+            AddressSampler::Zipf { span, align, zipf } => {
+                let rank = zipf.sample(&mut || unit_f64(rng));
+                fit((rank - 1) * *align, size, *span, *align)
+            }
+            AddressSampler::HotCold {
+                span,
+                align,
+                hot_slots,
+                cold_slots,
+                hot_share,
+            } => {
+                let slot = if unit_f64(rng) < *hot_share {
+                    below(rng, *hot_slots)
+                } else {
+                    *hot_slots + below(rng, *cold_slots)
+                };
+                fit(slot * *align, size, *span, *align)
+            }
+            AddressSampler::Sequential {
+                region,
+                cursors,
+                turn,
+            } => {
+                let stream = *turn;
+                *turn = (*turn + 1) % cursors.len();
+                let cursor = &mut cursors[stream];
+                if cursor.saturating_add(size) > *region {
+                    *cursor = 0;
+                }
+                let offset = stream as u64 * *region + *cursor;
+                *cursor += size;
+                offset
+            }
+            AddressSampler::Mix { pick, parts } => {
+                let i = pick.sample(rng);
+                parts[i].sample(rng, size)
+            }
+        }
+    }
+}
+
+/// Move a request that would run past the span down so it ends inside it, keeping alignment.
+fn fit(offset: u64, size: u64, span: u64, align: u64) -> u64 {
+    // Saturating: a span near u64::MAX must not wrap around to a small end.
+    if offset.saturating_add(size) <= span {
+        offset
+    } else {
+        (span - size) / align * align
+    }
+}
