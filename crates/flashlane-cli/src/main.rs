@@ -1,6 +1,7 @@
 //! `flashlane`: the command-line front end of the simulator.
 
 mod output;
+mod trace_cmd;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -29,6 +30,8 @@ enum Command {
     Presets,
     /// Print a preset's TOML (a starting point for your own config file).
     ShowPreset { name: String },
+    /// Trace tools: workload statistics and layout conversion.
+    Trace(trace_cmd::TraceArgs),
 }
 
 #[derive(Args)]
@@ -100,6 +103,7 @@ fn execute(cli: Cli) -> Result<(), Error> {
             Ok(())
         }
         Command::Run(args) => run(args),
+        Command::Trace(args) => trace_cmd::run(args),
     }
 }
 
