@@ -353,7 +353,7 @@ fn fit(
     };
     let mut offset = record.offset_bytes;
     let mut size = record.size_bytes;
-    if sector_offset && offset % SECTOR_BYTES != 0 {
+    if sector_offset && !offset.is_multiple_of(SECTOR_BYTES) {
         report.offsets_rounded += 1;
         changes.push(format!(
             "offset {offset} B is not a multiple of the 512-byte sector"
@@ -361,9 +361,9 @@ fn fit(
         size += offset % SECTOR_BYTES;
         offset -= offset % SECTOR_BYTES;
     }
-    if sector_size && size % SECTOR_BYTES != 0 {
+    if sector_size && !size.is_multiple_of(SECTOR_BYTES) {
         report.sizes_rounded += 1;
-        if record.size_bytes % SECTOR_BYTES != 0 {
+        if !record.size_bytes.is_multiple_of(SECTOR_BYTES) {
             changes.push(format!(
                 "size {} B is not a multiple of the 512-byte sector",
                 record.size_bytes
