@@ -79,20 +79,18 @@ fn format_names(formats: &[TraceFormat]) -> String {
         .join(", ")
 }
 
-fn parse_format(name: &str, allowed: &[TraceFormat]) -> Result<TraceFormat, Error> {
-    TraceFormat::from_name(name)
-        .filter(|f| allowed.contains(f))
-        .ok_or_else(|| {
-            Error::Config(format!(
-                "unknown trace format `{name}`; known formats: {}",
-                format_names(allowed)
-            ))
-        })
+fn parse_format(name: &str) -> Result<TraceFormat, Error> {
+    TraceFormat::from_name(name).ok_or_else(|| {
+        Error::Config(format!(
+            "unknown trace format `{name}`; known formats: {}",
+            format_names(TraceFormat::ALL)
+        ))
+    })
 }
 
 fn open_input(input: &InputArgs) -> Result<Box<dyn TraceReader>, Error> {
     let format = match &input.format {
-        Some(name) => parse_format(name, TraceFormat::ALL)?,
+        Some(name) => parse_format(name)?,
         None => trace::detect(&input.file)?,
     };
     let options = ReaderOptions {
@@ -113,7 +111,15 @@ fn stats(args: StatsArgs) -> Result<(), Error> {
 }
 
 fn convert_cmd(args: ConvertArgs) -> Result<(), Error> {
-    let to = parse_format(&args.to, WRITABLE_FORMATS)?;
+    let to = TraceFormat::from_name(&args.to)
+        .filter(|f| WRITABLE_FORMATS.contains(f))
+        .ok_or_else(|| {
+            Error::Config(format!(
+                "cannot write layout `{}`; writable layouts: {}",
+                args.to,
+                format_names(WRITABLE_FORMATS)
+            ))
+        })?;
     let mut reader = open_input(&args.input)?;
     let options = ConvertOptions {
         allow_lossy: args.allow_lossy,

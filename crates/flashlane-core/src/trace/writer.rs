@@ -358,7 +358,7 @@ fn fit(
         changes.push(format!(
             "offset {offset} B is not a multiple of the 512-byte sector"
         ));
-        size += offset % SECTOR_BYTES;
+        size = size.saturating_add(offset % SECTOR_BYTES);
         offset -= offset % SECTOR_BYTES;
     }
     if sector_size && !size.is_multiple_of(SECTOR_BYTES) {
@@ -369,7 +369,7 @@ fn fit(
                 record.size_bytes
             ));
         }
-        size += SECTOR_BYTES - size % SECTOR_BYTES;
+        size = size.saturating_add(SECTOR_BYTES - size % SECTOR_BYTES);
     }
     if to == TraceFormat::Fio {
         let read_back = fio_devices
