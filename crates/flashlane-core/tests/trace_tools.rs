@@ -774,3 +774,56 @@ fn ops_survive_every_layout() {
         assert_eq!(ops, [Op::Read, Op::Write], "{to}");
     }
 }
+
+// ---------------------------------------------------------------- no panics on any records
+
+/// Replays arbitrary records, including values no reader would produce (time going back,
+/// huge sizes and offsets), to show the tools never panic.
+struct VecReader {
+    records: std::vec::IntoIter<TraceRecord>,
+    path: PathBuf,
+}
+
+impl TraceReader for VecReader {
+    fn next_record(&mut self) -> Result<Option<TraceRecord>, flashlane_core::trace::TraceError> {
+        Ok(self.records.next())
+    }
+    fn format(&self) -> TraceFormat {
+        TraceFormat::Msr
+    }
+    fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+fn any_record() -> impl proptest::strategy::Strategy<Value = TraceRecord> {
+    use proptest::prelude::*;
+    let edge = prop_oneof![Just(0u64), Just(u64::MAX), Just(1u64 << 62), 0u64..1 << 40];
+    (edge.clone(), 0u32..4, edge.clone(), edge, any::<bool>()).prop_map(
+        |(time_ns, device, offset_bytes, size_bytes, read)| TraceRecord {
+            time_ns,
+            device,
+            stream: device,
+            offset_bytes,
+            size_bytes: size_bytes % (1 << 31),
+            op: if read { Op::Read } else { Op::Write },
+        },
+    )
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+    #[test]
+    fn tools_never_panic(records in proptest::collection::vec(any_record(), 0..12)) {
+        let dir = scratch_dir("never-panic");
+        let reader = || VecReader { records: records.clone().into_iter(), path: dir.join("in") };
+        let stats = TraceStats::from_reader(&mut reader()).unwrap();
+        proptest::prop_assert_eq!(stats.requests, records.len() as u64);
+        for &to in WRITABLE_FORMATS {
+            for allow_lossy in [false, true] {
+                let options = ConvertOptions { allow_lossy, rebase_time: true };
+                let _ = convert(&mut reader(), to, &dir.join("out"), &options);
+            }
+        }
+    }
+}
