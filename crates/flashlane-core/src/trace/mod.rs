@@ -255,3 +255,4 @@ pub fn open_with(
         TraceFormat::Fio => Box::new(FioReader::new(owned, open_decompressed(path)?, options)),
     })
 }
+
