@@ -4,6 +4,7 @@ mod args;
 mod compare;
 mod gen;
 mod output;
+mod trace_cmd;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -40,6 +41,8 @@ enum Command {
     ShowPreset { name: String },
     /// Write a synthetic trace from a named profile or a workload spec.
     Gen(gen::GenArgs),
+    /// Trace tools: workload statistics and layout conversion.
+    Trace(trace_cmd::TraceArgs),
 }
 
 #[derive(Args)]
@@ -91,6 +94,7 @@ fn execute(cli: Cli) -> Result<(), Error> {
         Command::Compare(args) => compare::compare(args),
         Command::Sweep(args) => compare::sweep(args),
         Command::Gen(args) => gen::run(args),
+        Command::Trace(args) => trace_cmd::run(args),
     }
 }
 

@@ -4,6 +4,7 @@
 //! malformed line is a [`TraceError`] naming the file, the line number and the text.
 //! Layouts, units and policies are documented in docs/traces.md.
 
+pub mod analysis;
 mod ascii;
 mod blkparse;
 mod blktrace;
@@ -13,12 +14,14 @@ mod fio;
 mod generic_csv;
 mod msr;
 mod spc;
+pub mod writer;
 
 use std::fmt;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
+pub use analysis::{StatsBuilder, TraceStats};
 pub use ascii::AsciiReader;
 pub use blkparse::BlkparseReader;
 pub use blktrace::{blktrace_files, BlktraceReader};
@@ -27,6 +30,7 @@ pub use fio::FioReader;
 pub use generic_csv::{AddressUnit, Delimiter, GenericCsvReader, GenericCsvSpec, TimeUnit};
 pub use msr::MsrReader;
 pub use spc::SpcReader;
+pub use writer::{convert, ConvertError, ConvertOptions, ConvertReport, WRITABLE_FORMATS};
 
 /// Direction of a block request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]

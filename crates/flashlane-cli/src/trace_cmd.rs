@@ -1,0 +1,277 @@
+//! `flashlane trace ...`: workload statistics and layout conversion of block traces.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand};
+use flashlane_core::trace::writer::{convert, ConvertOptions, WRITABLE_FORMATS};
+use flashlane_core::trace::{self, ReaderOptions, TraceFormat, TraceReader, TraceStats};
+use flashlane_core::Error;
+
+use crate::output;
+
+#[derive(Args)]
+pub struct TraceArgs {
+    #[command(subcommand)]
+    command: TraceCommand,
+}
+
+#[derive(Subcommand)]
+enum TraceCommand {
+    /// Print a trace's workload statistics (sizes, arrivals, footprint, sequentiality).
+    Stats(StatsArgs),
+    /// Rewrite a trace in another layout, reporting anything rounded or dropped.
+    Convert(ConvertArgs),
+}
+
+#[derive(Args)]
+struct InputArgs {
+    /// Trace file (plain, gzip or zstd); for binary blktrace, the capture directory or the
+    /// common prefix of its NAME.blktrace.N files.
+    file: PathBuf,
+    /// Trace layout; detected from the content when omitted.
+    #[arg(long)]
+    format: Option<String>,
+    /// Skip (and count) up to N malformed lines instead of stopping at the first.
+    #[arg(long, default_value_t = 0)]
+    max_bad_lines: u64,
+}
+
+#[derive(Args)]
+struct StatsArgs {
+    #[command(flatten)]
+    input: InputArgs,
+    /// Also write the statistics as JSON to this file.
+    #[arg(long)]
+    json: Option<PathBuf>,
+}
+
+#[derive(Args)]
+struct ConvertArgs {
+    #[command(flatten)]
+    input: InputArgs,
+    /// Layout to write: mqsim, ssdsim, disksim, msr, spc or fio.
+    #[arg(long)]
+    to: String,
+    /// Output file (written atomically: nothing is left behind on error).
+    out: PathBuf,
+    /// Round values the target layout cannot hold (sub-sector extents, finer times, stream or
+    /// device ids) instead of refusing; every rounding is counted.
+    #[arg(long)]
+    allow_lossy: bool,
+    /// Shift times so the first request is at 0.
+    #[arg(long)]
+    rebase_time: bool,
+}
+
+pub fn run(args: TraceArgs) -> Result<(), Error> {
+    match args.command {
+        TraceCommand::Stats(args) => stats(args),
+        TraceCommand::Convert(args) => convert_cmd(args),
+    }
+}
+
+fn format_names(formats: &[TraceFormat]) -> String {
+    formats
+        .iter()
+        .map(|f| f.name())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn parse_format(name: &str) -> Result<TraceFormat, Error> {
+    TraceFormat::from_name(name).ok_or_else(|| {
+        Error::Config(format!(
+            "unknown trace format `{name}`; known formats: {}",
+            format_names(TraceFormat::ALL)
+        ))
+    })
+}
+
+fn open_input(input: &InputArgs) -> Result<Box<dyn TraceReader>, Error> {
+    let format = match &input.format {
+        Some(name) => parse_format(name)?,
+        None => trace::detect(&input.file)?,
+    };
+    let options = ReaderOptions {
+        max_bad_lines: input.max_bad_lines,
+        ..ReaderOptions::default()
+    };
+    Ok(trace::open_with(&input.file, format, &options)?)
+}
+
+fn stats(args: StatsArgs) -> Result<(), Error> {
+    let mut reader = open_input(&args.input)?;
+    let stats = TraceStats::from_reader(&mut *reader)?;
+    print!("{}", render_stats(&stats));
+    if let Some(path) = &args.json {
+        output::write_json(path, &stats)?;
+    }
+    Ok(())
+}
+
+fn convert_cmd(args: ConvertArgs) -> Result<(), Error> {
+    let to = TraceFormat::from_name(&args.to)
+        .filter(|f| WRITABLE_FORMATS.contains(f))
+        .ok_or_else(|| {
+            Error::Config(format!(
+                "cannot write layout `{}`; writable layouts: {}",
+                args.to,
+                format_names(WRITABLE_FORMATS)
+            ))
+        })?;
+    let mut reader = open_input(&args.input)?;
+    let options = ConvertOptions {
+        allow_lossy: args.allow_lossy,
+        rebase_time: args.rebase_time,
+    };
+    let report = convert(&mut *reader, to, &args.out, &options)?;
+    println!(
+        "{} ({}) -> {} ({}): {} records",
+        args.input.file.display(),
+        report.from,
+        args.out.display(),
+        report.to,
+        report.records
+    );
+    let losses = report.losses();
+    if losses.is_empty() {
+        println!("  exact: every record reads back unchanged");
+    }
+    for loss in losses {
+        println!("  rounded: {loss}");
+    }
+    if report.time_shift_ns > 0 {
+        println!("  times shifted by -{} ns", report.time_shift_ns);
+    }
+    for (count, what) in [
+        (report.bad_lines, "malformed input lines skipped"),
+        (
+            report.skipped_events,
+            "non-data events (trim, flush, ...) dropped",
+        ),
+        (report.clamped_backsteps, "times clamped by the reader"),
+    ] {
+        if count > 0 {
+            println!("  input: {count} {what}");
+        }
+    }
+    for note in &report.notes {
+        println!("  note: {note}");
+    }
+    Ok(())
+}
+
+fn seconds(ns: u64) -> String {
+    format!("{:.6} s", ns as f64 / 1e9)
+}
+
+fn bytes(n: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut value = n as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{n} B")
+    } else {
+        format!("{value:.2} {} ({n} B)", UNITS[unit])
+    }
+}
+
+fn percent(part: u64, whole: u64) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        100.0 * part as f64 / whole as f64
+    }
+}
+
+/// The statistics as an aligned, human-readable table.
+fn render_stats(s: &TraceStats) -> String {
+    let mut out = String::new();
+    let mut row = |name: &str, value: String| {
+        let _ = writeln!(out, "  {name:<22} {value}");
+    };
+    row("trace", format!("{} ({})", s.path, s.format));
+    row(
+        "requests",
+        format!(
+            "{} ({} reads {:.1} %, {} writes {:.1} %)",
+            s.requests,
+            s.reads,
+            percent(s.reads, s.requests),
+            s.writes,
+            percent(s.writes, s.requests)
+        ),
+    );
+    row("bytes read", bytes(s.bytes_read));
+    row("bytes written", bytes(s.bytes_written));
+    row("footprint (4 KiB)", bytes(s.footprint_bytes));
+    row("span", seconds(s.span_ns));
+    if let Some(size) = &s.size {
+        row(
+            "size (B)",
+            format!(
+                "min {} mean {:.1} p50 {} p90 {} p99 {} max {}",
+                size.min, size.mean, size.p50, size.p90, size.p99, size.max
+            ),
+        );
+        for bucket in &size.histogram {
+            row(
+                "",
+                format!(
+                    "{:>10} .. {:>10} B {:>10} {:5.1} %",
+                    bucket.min_bytes,
+                    bucket.max_bytes,
+                    bucket.count,
+                    percent(bucket.count, s.requests)
+                ),
+            );
+        }
+    }
+    if let Some(gap) = &s.inter_arrival {
+        row(
+            "inter-arrival (ns)",
+            format!(
+                "mean {:.1} p50 {} p99 {} max {} cv {:.3}",
+                gap.mean, gap.p50, gap.p99, gap.max, gap.cv
+            ),
+        );
+    }
+    let q = &s.sequential;
+    row(
+        "sequential",
+        format!(
+            "{:.1} % of requests, {:.1} % of reads, {:.1} % of writes",
+            100.0 * q.fraction,
+            100.0 * q.read_fraction,
+            100.0 * q.write_fraction
+        ),
+    );
+    let shown: Vec<String> = s
+        .devices
+        .iter()
+        .take(16)
+        .map(|d| format!("{}:{}", d.device, d.requests))
+        .collect();
+    let more = if s.devices.len() > shown.len() {
+        format!(" ... ({} more)", s.devices.len() - shown.len())
+    } else {
+        String::new()
+    };
+    row(
+        "devices",
+        format!("{} [{}{more}]", s.device_count, shown.join(" ")),
+    );
+    row(
+        "skipped",
+        format!(
+            "{} bad lines, {} non-data events, {} clamped times",
+            s.bad_lines, s.skipped_events, s.clamped_backsteps
+        ),
+    );
+    out
+}
