@@ -7,7 +7,7 @@ use crate::engine::EventQueue;
 use crate::ftl::{Ftl, FtlCounters, GcOp};
 use crate::geometry::{Geometry, StaticMap};
 use crate::host::{AnyHostScheduler, HostRequest, HostScheduler, HostView, RequestId};
-use crate::interconnect::{AnyInterconnect, Grant, Interconnect, Transfer};
+use crate::interconnect::{Acquire, AnyInterconnect, Grant, Interconnect, Transfer};
 use crate::run::{Arrival, Replay};
 use crate::stats::{
     ChipStats, ConflictStats, FlashCounts, GcStats, LatencyByOp, LatencyRecorder, RequestCounts,
@@ -18,10 +18,10 @@ use crate::Error;
 
 #[derive(Debug, Clone, Copy)]
 enum Event {
-    /// The look-ahead trace record arrives at the host.
+    /// The look-ahead trace record arrives at the host (never queued: see `next_arrival_ns`).
     Arrival,
-    /// A transfer granted to a die ended; its path is free again.
-    TransferDone { die: u32 },
+    /// The path of `chip` asked to be woken: a waiting transfer may start.
+    LinkWake { chip: u32 },
     /// A die finished the array part of a read or copyback.
     ArrayDone { die: u32 },
     /// A die finished its transaction.
@@ -131,6 +131,8 @@ pub struct Simulation {
     active_total_ns: u64,
 
     lookahead: Option<Arrival>,
+    /// Open loop: when the look-ahead arrives.
+    next_arrival_ns: Option<u64>,
     /// The look-ahead's arrival time has come (it waits only for host-queue room).
     lookahead_arrived: bool,
     last_arrival_ns: u64,
@@ -215,6 +217,7 @@ impl Simulation {
             active_since_ns: 0,
             active_total_ns: 0,
             lookahead: None,
+            next_arrival_ns: None,
             lookahead_arrived: false,
             last_arrival_ns: 0,
             records: 0,
@@ -251,10 +254,26 @@ impl Simulation {
         self.fetch_next(next_record)?;
         // Paced replay admits without an arrival event.
         self.try_dispatch(0, next_record)?;
-        while let Some((now, event)) = self.events.pop() {
+        loop {
+            // The next open-loop arrival is not kept in the event queue: it is taken when it is
+            // due, before queued events of the same time (one heap operation less per request).
+            let arrival_due = self
+                .next_arrival_ns
+                .filter(|at| self.events.peek_time_ns().is_none_or(|t| *at <= t));
+            let (now, event) = match arrival_due {
+                Some(at) => {
+                    self.next_arrival_ns = None;
+                    self.events.advance_to(at);
+                    (at, Event::Arrival)
+                }
+                None => match self.events.pop() {
+                    Some(next) => next,
+                    None => break,
+                },
+            };
             match event {
                 Event::Arrival => self.on_arrival(now, next_record)?,
-                Event::TransferDone { die } => self.on_transfer_done(now, die),
+                Event::LinkWake { chip } => self.on_link_wake(now, chip),
                 Event::ArrayDone { die } => self.on_array_done(now, die),
                 Event::Done { die } => self.on_done(now, die),
                 Event::HostWake => {
@@ -313,7 +332,7 @@ impl Simulation {
                     .max(self.last_arrival_ns)
                     .max(self.events.now_ns());
                 self.last_arrival_ns = at;
-                self.events.schedule(at, Event::Arrival);
+                self.next_arrival_ns = Some(at);
             }
             Replay::ClosedLoop { .. } | Replay::AsFastAsPossible => self.lookahead_arrived = true,
         }
@@ -630,44 +649,49 @@ impl Simulation {
         self.die_stage[die as usize] = stage;
         self.die_asked_ns[die as usize] = now;
         let chip = self.die_txn[die as usize].chip;
-        if let Some(grant) = self.interconnect.acquire(now, chip, die, transfer) {
-            self.granted(grant);
+        match self.interconnect.acquire(now, chip, die, transfer) {
+            Acquire::Granted(grant) => self.granted(grant),
+            Acquire::Queued {
+                wake_at_ns: Some(at),
+            } => self.events.schedule(at, Event::LinkWake { chip }),
+            Acquire::Queued { wake_at_ns: None } => {}
         }
     }
 
-    /// A transfer got its path: it ends at `grant.end_ns`.
+    /// A transfer got its path: schedule what follows its end.
     fn granted(&mut self, grant: Grant) {
-        let txn = self.die_txn[grant.die as usize];
+        let die = grant.die;
+        let txn = self.die_txn[die as usize];
         if txn.request != NO_REQUEST {
             let request = &self.requests[txn.request as usize];
             if request.measured {
-                let wait = grant.start_ns - self.die_asked_ns[grant.die as usize];
+                let wait = grant.start_ns - self.die_asked_ns[die as usize];
                 self.waits[op_index(request.host.op)].path_wait_ns += wait;
             }
         }
-        self.events
-            .schedule(grant.end_ns, Event::TransferDone { die: grant.die });
+        let end = grant.end_ns;
+        let (at, event) = match self.die_stage[die as usize] {
+            Stage::ReadCommand | Stage::CopybackReadCommand => {
+                (end + self.page_read_ns, Event::ArrayDone { die })
+            }
+            Stage::ReadData => (end, Event::Done { die }),
+            Stage::ProgramIn | Stage::CopybackProgramCommand => {
+                (end + self.page_program_ns, Event::Done { die })
+            }
+            Stage::EraseCommand => (end + self.block_erase_ns, Event::Done { die }),
+        };
+        self.events.schedule(at, event);
     }
 
-    fn on_transfer_done(&mut self, now: u64, die: u32) {
-        let txn = self.die_txn[die as usize];
+    fn on_link_wake(&mut self, now: u64, chip: u32) {
         let mut grants = std::mem::take(&mut self.grants);
-        self.interconnect.release(now, txn.chip, &mut grants);
+        let next_wake = self.interconnect.wake(now, chip, &mut grants);
         for grant in grants.drain(..) {
             self.granted(grant);
         }
         self.grants = grants;
-        match self.die_stage[die as usize] {
-            Stage::ReadCommand | Stage::CopybackReadCommand => self
-                .events
-                .schedule(now + self.page_read_ns, Event::ArrayDone { die }),
-            Stage::ReadData => self.on_done(now, die),
-            Stage::ProgramIn | Stage::CopybackProgramCommand => self
-                .events
-                .schedule(now + self.page_program_ns, Event::Done { die }),
-            Stage::EraseCommand => self
-                .events
-                .schedule(now + self.block_erase_ns, Event::Done { die }),
+        if let Some(at) = next_wake {
+            self.events.schedule(at, Event::LinkWake { chip });
         }
     }
 

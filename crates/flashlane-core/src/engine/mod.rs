@@ -96,6 +96,14 @@ impl<E: Copy> EventQueue<E> {
         Some((entry.time_ns, entry.payload))
     }
 
+    /// Advance time to `time_ns` for an event handled outside the queue (counted as processed).
+    /// It must not be earlier than now nor later than the earliest queued event.
+    pub fn advance_to(&mut self, time_ns: u64) {
+        debug_assert!(time_ns >= self.now_ns && self.peek_time_ns().is_none_or(|t| time_ns <= t));
+        self.now_ns = time_ns;
+        self.processed += 1;
+    }
+
     /// Time of the earliest pending event.
     pub fn peek_time_ns(&self) -> Option<u64> {
         self.heap.peek().map(|e| e.time_ns)

@@ -1,6 +1,6 @@
 //! The ideal (path-conflict-free) SSD: every chip has a private link at the channel rate.
 
-use super::{Grant, Interconnect, InterconnectReport, Links, Transfer};
+use super::{Acquire, Grant, Interconnect, InterconnectReport, Links, Transfer};
 use crate::config::Timing;
 use crate::geometry::Geometry;
 
@@ -17,11 +17,11 @@ impl Ideal {
 }
 
 impl Interconnect for Ideal {
-    fn acquire(&mut self, now_ns: u64, chip: u32, die: u32, what: Transfer) -> Option<Grant> {
+    fn acquire(&mut self, now_ns: u64, chip: u32, die: u32, what: Transfer) -> Acquire {
         self.links.acquire(now_ns, chip as usize, die, what)
     }
-    fn release(&mut self, now_ns: u64, chip: u32, granted: &mut Vec<Grant>) {
-        self.links.release(now_ns, chip as usize, granted)
+    fn wake(&mut self, now_ns: u64, chip: u32, granted: &mut Vec<Grant>) -> Option<u64> {
+        self.links.wake(now_ns, chip as usize, granted)
     }
     fn report(&self) -> InterconnectReport {
         self.links.report()

@@ -35,18 +35,27 @@ pub struct InterconnectReport {
     pub transfers: u64,
 }
 
+/// Answer of [`Interconnect::acquire`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Acquire {
+    /// The transfer starts now and holds its path until `end_ns`.
+    Granted(Grant),
+    /// The path is busy: the transfer waits. If `wake_at_ns` is given, the simulator must
+    /// call [`Interconnect::wake`] for this chip at that time.
+    Queued { wake_at_ns: Option<u64> },
+}
+
 /// Contract: the simulator asks for a path with `acquire` (at most one outstanding request per
-/// die) and tells the interconnect when a granted transfer ends with `release`, at the grant's
-/// `end_ns`. Grants are returned exactly once, never before they were asked for, and a path
-/// carries one transfer at a time. An implementation never sees schedulers or the FTL.
+/// die) and calls `wake` at every wake-up time the interconnect asks for. A path carries one
+/// transfer at a time; a granted transfer holds it until its `end_ns` without further calls
+/// ("busy until T"), so uncontended transfers cost no events. Waiting transfers are granted
+/// exactly once, from `wake`. An implementation never sees schedulers or the FTL.
 pub trait Interconnect {
-    /// Ask for a path between `chip`'s controller and `chip` on behalf of `die`. Returns the
-    /// grant if the transfer starts now; otherwise the request waits and is granted later
-    /// from `release`.
-    fn acquire(&mut self, now_ns: u64, chip: u32, die: u32, what: Transfer) -> Option<Grant>;
-    /// The transfer granted to `chip`'s path ended at `now_ns`; append the grants of waiting
-    /// transfers that start now to `granted`.
-    fn release(&mut self, now_ns: u64, chip: u32, granted: &mut Vec<Grant>);
+    /// Ask for a path between `chip`'s controller and `chip` on behalf of `die`.
+    fn acquire(&mut self, now_ns: u64, chip: u32, die: u32, what: Transfer) -> Acquire;
+    /// A wake-up asked for by `acquire` or by the previous `wake` of `chip`'s path: append the
+    /// transfers that start now to `granted`; return the next wake-up time, if any.
+    fn wake(&mut self, now_ns: u64, chip: u32, granted: &mut Vec<Grant>) -> Option<u64>;
     fn report(&self) -> InterconnectReport;
 }
 
@@ -97,16 +106,16 @@ pub enum AnyInterconnect {
 }
 
 impl Interconnect for AnyInterconnect {
-    fn acquire(&mut self, now_ns: u64, chip: u32, die: u32, what: Transfer) -> Option<Grant> {
+    fn acquire(&mut self, now_ns: u64, chip: u32, die: u32, what: Transfer) -> Acquire {
         match self {
             AnyInterconnect::SharedBus(i) => i.acquire(now_ns, chip, die, what),
             AnyInterconnect::Ideal(i) => i.acquire(now_ns, chip, die, what),
         }
     }
-    fn release(&mut self, now_ns: u64, chip: u32, granted: &mut Vec<Grant>) {
+    fn wake(&mut self, now_ns: u64, chip: u32, granted: &mut Vec<Grant>) -> Option<u64> {
         match self {
-            AnyInterconnect::SharedBus(i) => i.release(now_ns, chip, granted),
-            AnyInterconnect::Ideal(i) => i.release(now_ns, chip, granted),
+            AnyInterconnect::SharedBus(i) => i.wake(now_ns, chip, granted),
+            AnyInterconnect::Ideal(i) => i.wake(now_ns, chip, granted),
         }
     }
     fn report(&self) -> InterconnectReport {
@@ -130,11 +139,11 @@ struct Waiting {
     duration_ns: u64,
 }
 
-/// One link: busy with one transfer or free; waiting commands go before waiting data, each
-/// class first come, first served.
+/// One link: busy until `busy_until_ns`; waiting commands go before waiting data, each class
+/// first come, first served.
 #[derive(Debug, Clone, Default)]
 struct Link {
-    busy: bool,
+    busy_until_ns: u64,
     commands: VecDeque<Waiting>,
     data: VecDeque<Waiting>,
 }
@@ -168,16 +177,18 @@ impl Links {
         }
     }
 
-    fn grant(&mut self, now_ns: u64, waiting: Waiting) -> Grant {
+    fn grant(&mut self, now_ns: u64, link: usize, waiting: Waiting) -> Grant {
         self.report.transfers += 1;
         if now_ns > waiting.since_ns {
             self.report.path_conflicts += 1;
             self.report.path_wait_ns += now_ns - waiting.since_ns;
         }
+        let end_ns = now_ns + waiting.duration_ns;
+        self.links[link].busy_until_ns = end_ns;
         Grant {
             die: waiting.die,
             start_ns: now_ns,
-            end_ns: now_ns + waiting.duration_ns,
+            end_ns,
         }
     }
 
@@ -187,30 +198,38 @@ impl Links {
         link: usize,
         die: u32,
         what: Transfer,
-    ) -> Option<Grant> {
+    ) -> Acquire {
         let waiting = Waiting {
             die,
             since_ns: now_ns,
             duration_ns: self.duration(what),
         };
         let l = &mut self.links[link];
-        if !l.busy {
-            l.busy = true;
-            return Some(self.grant(now_ns, waiting));
+        let nobody_waits = l.commands.is_empty() && l.data.is_empty();
+        if nobody_waits && now_ns >= l.busy_until_ns {
+            return Acquire::Granted(self.grant(now_ns, link, waiting));
         }
         match what {
             Transfer::Command => l.commands.push_back(waiting),
             Transfer::DataOut { .. } | Transfer::ProgramIn { .. } => l.data.push_back(waiting),
         }
-        None
+        // The first waiter asks for a wake-up when the link frees; later ones ride on it.
+        Acquire::Queued {
+            wake_at_ns: nobody_waits.then_some(l.busy_until_ns),
+        }
     }
 
-    pub(crate) fn release(&mut self, now_ns: u64, link: usize, granted: &mut Vec<Grant>) {
+    pub(crate) fn wake(
+        &mut self,
+        now_ns: u64,
+        link: usize,
+        granted: &mut Vec<Grant>,
+    ) -> Option<u64> {
         let l = &mut self.links[link];
-        match l.commands.pop_front().or_else(|| l.data.pop_front()) {
-            Some(next) => granted.push(self.grant(now_ns, next)),
-            None => l.busy = false,
-        }
+        let next = l.commands.pop_front().or_else(|| l.data.pop_front())?;
+        granted.push(self.grant(now_ns, link, next));
+        let l = &self.links[link];
+        (!l.commands.is_empty() || !l.data.is_empty()).then_some(l.busy_until_ns)
     }
 
     pub(crate) fn report(&self) -> InterconnectReport {

@@ -1,6 +1,6 @@
 //! The baseline multi-channel shared bus: one bus per channel, chips of a channel take turns.
 
-use super::{Grant, Interconnect, InterconnectReport, Links, Transfer};
+use super::{Acquire, Grant, Interconnect, InterconnectReport, Links, Transfer};
 use crate::config::Timing;
 use crate::geometry::Geometry;
 
@@ -19,13 +19,13 @@ impl SharedBus {
 }
 
 impl Interconnect for SharedBus {
-    fn acquire(&mut self, now_ns: u64, chip: u32, die: u32, what: Transfer) -> Option<Grant> {
+    fn acquire(&mut self, now_ns: u64, chip: u32, die: u32, what: Transfer) -> Acquire {
         self.links
             .acquire(now_ns, (chip / self.chips_per_channel) as usize, die, what)
     }
-    fn release(&mut self, now_ns: u64, chip: u32, granted: &mut Vec<Grant>) {
+    fn wake(&mut self, now_ns: u64, chip: u32, granted: &mut Vec<Grant>) -> Option<u64> {
         self.links
-            .release(now_ns, (chip / self.chips_per_channel) as usize, granted)
+            .wake(now_ns, (chip / self.chips_per_channel) as usize, granted)
     }
     fn report(&self) -> InterconnectReport {
         self.links.report()
