@@ -236,3 +236,73 @@ impl Links {
         self.report
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn timing() -> Timing {
+        Timing {
+            command_transfer_ns: 10,
+            page_read_ns: 0,
+            page_program_ns: 0,
+            block_erase_ns: 0,
+            channel_bytes_per_ns: 1.0,
+        }
+    }
+
+    #[test]
+    fn busy_link_queues_and_wakes_commands_before_data() {
+        let mut links = Links::new(1, &timing());
+        let first = links.acquire(0, 0, 0, Transfer::DataOut { bytes: 100 });
+        assert_eq!(
+            first,
+            Acquire::Granted(Grant {
+                die: 0,
+                start_ns: 0,
+                end_ns: 100
+            })
+        );
+        // The first waiter asks for a wake-up at the end of the transfer; later ones do not.
+        assert_eq!(
+            links.acquire(5, 0, 1, Transfer::DataOut { bytes: 50 }),
+            Acquire::Queued {
+                wake_at_ns: Some(100)
+            }
+        );
+        assert_eq!(
+            links.acquire(6, 0, 2, Transfer::Command),
+            Acquire::Queued { wake_at_ns: None }
+        );
+        let mut granted = Vec::new();
+        assert_eq!(links.wake(100, 0, &mut granted), Some(110));
+        assert_eq!(
+            granted,
+            vec![Grant {
+                die: 2,
+                start_ns: 100,
+                end_ns: 110
+            }]
+        );
+        granted.clear();
+        assert_eq!(links.wake(110, 0, &mut granted), None);
+        assert_eq!(
+            granted,
+            vec![Grant {
+                die: 1,
+                start_ns: 110,
+                end_ns: 160
+            }]
+        );
+        // Free again once its last transfer ends.
+        assert!(matches!(
+            links.acquire(160, 0, 3, Transfer::Command),
+            Acquire::Granted(_)
+        ));
+        let report = links.report();
+        assert_eq!(
+            (report.transfers, report.path_conflicts, report.path_wait_ns),
+            (4, 2, 95 + 104)
+        );
+    }
+}
