@@ -122,14 +122,33 @@ pub fn precondition(
         }
     }
     if config.age && written.pages() > 0 {
-        let filled: Vec<u64> = written.iter().collect();
+        // Random filled pages: by rejection on the bitset when it is dense enough (no extra
+        // memory), else from a list of them.
+        let dense = written.pages() * 4 >= logical;
+        let filled: Vec<u32> = if dense {
+            Vec::new()
+        } else {
+            written.iter().map(|l| l as u32).collect()
+        };
         let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x4147_494e_4721);
-        let round_writes = (filled.len() as u64 / 10).max(1);
+        let pick = |rng: &mut ChaCha8Rng| -> u64 {
+            if dense {
+                loop {
+                    let lpn = rng.random_range(0..logical);
+                    if written.contains(lpn) {
+                        return lpn;
+                    }
+                }
+            } else {
+                filled[rng.random_range(0..filled.len())] as u64
+            }
+        };
+        let round_writes = (written.pages() / 10).max(1);
         let mut last_waf = 0.0;
         for round in 0..config.age_max_rounds {
             let before = ftl.counters();
             for _ in 0..round_writes {
-                let lpn = filled[rng.random_range(0..filled.len())];
+                let lpn = pick(&mut rng);
                 ftl.write(lpn, &no_load, &mut gc_ops)?;
                 gc_ops.clear();
             }
