@@ -183,10 +183,8 @@ mod tests {
     #[test]
     fn victim_has_the_fewest_valid_pages() {
         let mut plane = Plane::new(8, 4);
-        let mut lpn = 0;
-        for _ in 0..24 {
+        for lpn in 0..24 {
             plane.allocate_page(lpn).unwrap();
-            lpn += 1;
         }
         // Blocks 0..5 are full; invalidate a pattern of pages.
         for (block, page) in [
