@@ -605,15 +605,6 @@ impl Simulation {
         let die = txn.die as usize;
         self.die_busy[die] = true;
         self.die_txn[die] = txn;
-        let chip = txn.chip as usize;
-        if self.chip_busy_dies[chip] == 0 {
-            self.chip_busy_since[chip] = now;
-            if self.busy_chips == 0 {
-                self.active_since_ns = now;
-            }
-            self.busy_chips += 1;
-        }
-        self.chip_busy_dies[chip] += 1;
         let counted = self.in_window(now);
         let (stage, transfer) = match txn.kind {
             TxnKind::Read => {
@@ -669,8 +660,20 @@ impl Simulation {
                 self.waits[op_index(request.host.op)].path_wait_ns += wait;
             }
         }
+        let stage = self.die_stage[die as usize];
+        if matches!(
+            stage,
+            Stage::ReadCommand
+                | Stage::ProgramIn
+                | Stage::EraseCommand
+                | Stage::CopybackReadCommand
+        ) {
+            // The die starts working with its first bus cycle; waiting for the bus to send the
+            // command is the controller's wait, not the chip's work.
+            self.chip_starts(grant.start_ns, txn.chip as usize);
+        }
         let end = grant.end_ns;
-        let (at, event) = match self.die_stage[die as usize] {
+        let (at, event) = match stage {
             Stage::ReadCommand | Stage::CopybackReadCommand => {
                 (end + self.page_read_ns, Event::ArrayDone { die })
             }
@@ -681,6 +684,17 @@ impl Simulation {
             Stage::EraseCommand => (end + self.block_erase_ns, Event::Done { die }),
         };
         self.events.schedule(at, event);
+    }
+
+    fn chip_starts(&mut self, now: u64, chip: usize) {
+        if self.chip_busy_dies[chip] == 0 {
+            self.chip_busy_since[chip] = now;
+            if self.busy_chips == 0 {
+                self.active_since_ns = now;
+            }
+            self.busy_chips += 1;
+        }
+        self.chip_busy_dies[chip] += 1;
     }
 
     fn on_link_wake(&mut self, now: u64, chip: u32) {

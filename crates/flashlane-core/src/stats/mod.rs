@@ -183,8 +183,10 @@ pub struct Throughput {
 pub struct ChipStats {
     pub count: u32,
     /// Time-weighted mean number of busy chips over the window, divided by the chip count. A
-    /// chip is busy while any of its dies runs a flash operation (from its first command
-    /// cycle to the end of its last data transfer or array time).
+    /// chip is busy while any of its dies runs a flash operation: from the operation's first
+    /// bus cycle (its command, or program command and data) to the end of its last data
+    /// transfer or array time, including a wait for the bus to carry read data out (the page
+    /// register holds it), excluding the wait for the bus before the first command.
     pub utilization: f64,
     /// Mean number of busy chips over the part of the window in which at least one chip was
     /// busy, divided by the chip count: how much of the parallelism the SSD used while it
