@@ -326,13 +326,10 @@ impl Simulation {
             Replay::OpenLoop { .. } => {
                 // The input pipeline rebases and scales time; a record earlier than its
                 // predecessor arrives with it (readers bound how far back a trace may step).
-                let at = arrival
-                    .record
-                    .time_ns
-                    .max(self.last_arrival_ns)
-                    .max(self.events.now_ns());
-                self.last_arrival_ns = at;
-                self.next_arrival_ns = Some(at);
+                // A record read late (the host queue was full) keeps its trace time as its
+                // arrival: the time it waited to enter the host queue is part of its latency.
+                self.last_arrival_ns = arrival.record.time_ns.max(self.last_arrival_ns);
+                self.next_arrival_ns = Some(self.last_arrival_ns.max(self.events.now_ns()));
             }
             Replay::ClosedLoop { .. } | Replay::AsFastAsPossible => self.lookahead_arrived = true,
         }

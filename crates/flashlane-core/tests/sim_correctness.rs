@@ -220,3 +220,37 @@ fn requests_past_capacity_are_errors() {
         "{e}"
     );
 }
+
+#[test]
+fn waiting_for_room_in_the_host_queue_counts_in_latency() {
+    // With FIFO scheduling the host queue length only moves where requests wait, so latency
+    // must not depend on it — including for requests that arrived while the queue was full.
+    let requests = random_requests(21, 2000, 1 << 26, 0.6);
+    let burst: Vec<Req> = requests
+        .iter()
+        .map(|r| (r.0 / 100, r.1, r.2, r.3))
+        .collect();
+    let short = run(
+        preset(
+            "mqsim-default",
+            &[("host.queue_length", "1"), ("device.queue_depth", "4")],
+        ),
+        "hq1",
+        &burst,
+    );
+    let long = run(
+        preset(
+            "mqsim-default",
+            &[("host.queue_length", "512"), ("device.queue_depth", "4")],
+        ),
+        "hq512",
+        &burst,
+    );
+    assert!(
+        short.time_split_us.host_queue > 100.0,
+        "the burst must back up: {}",
+        short.time_split_us.host_queue
+    );
+    assert_eq!(short.latency_us, long.latency_us);
+    assert_eq!(short.time_split_us, long.time_split_us);
+}
