@@ -321,6 +321,9 @@ impl Simulation {
             return Ok(());
         };
         self.records += 1;
+        // The look-ahead is translated a few events from now: start loading its mapping entry.
+        self.ftl
+            .prefetch(arrival.record.offset_bytes / self.geometry.page_bytes as u64);
         self.lookahead = Some(arrival);
         match self.options.replay {
             Replay::OpenLoop { .. } => {

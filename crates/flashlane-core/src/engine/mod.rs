@@ -7,17 +7,23 @@
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
-/// A scheduled event: `payload` happens at `time_ns`.
+/// A scheduled event: `payload` happens at the time in the high 64 bits of `key`; the low 64
+/// bits are the insertion sequence, so one integer comparison orders by (time, sequence).
 #[derive(Debug, Clone, Copy)]
 struct Entry<E> {
-    time_ns: u64,
-    seq: u64,
+    key: u128,
     payload: E,
+}
+
+impl<E> Entry<E> {
+    fn time_ns(&self) -> u64 {
+        (self.key >> 64) as u64
+    }
 }
 
 impl<E> PartialEq for Entry<E> {
     fn eq(&self, other: &Self) -> bool {
-        self.time_ns == other.time_ns && self.seq == other.seq
+        self.key == other.key
     }
 }
 impl<E> Eq for Entry<E> {}
@@ -29,7 +35,7 @@ impl<E> PartialOrd for Entry<E> {
 impl<E> Ord for Entry<E> {
     // Reversed: BinaryHeap is a max-heap and we want the earliest (time, seq) first.
     fn cmp(&self, other: &Self) -> Ordering {
-        (other.time_ns, other.seq).cmp(&(self.time_ns, self.seq))
+        other.key.cmp(&self.key)
     }
 }
 
@@ -81,9 +87,9 @@ impl<E: Copy> EventQueue<E> {
         debug_assert!(time_ns >= self.now_ns, "event scheduled in the past");
         let seq = self.next_seq;
         self.next_seq += 1;
+        let time_ns = time_ns.max(self.now_ns);
         self.heap.push(Entry {
-            time_ns: time_ns.max(self.now_ns),
-            seq,
+            key: ((time_ns as u128) << 64) | seq as u128,
             payload,
         });
     }
@@ -91,9 +97,9 @@ impl<E: Copy> EventQueue<E> {
     /// Pop the earliest event and advance time to it.
     pub fn pop(&mut self) -> Option<(u64, E)> {
         let entry = self.heap.pop()?;
-        self.now_ns = entry.time_ns;
+        self.now_ns = entry.time_ns();
         self.processed += 1;
-        Some((entry.time_ns, entry.payload))
+        Some((self.now_ns, entry.payload))
     }
 
     /// Advance time to `time_ns` for an event handled outside the queue (counted as processed).
@@ -106,7 +112,7 @@ impl<E: Copy> EventQueue<E> {
 
     /// Time of the earliest pending event.
     pub fn peek_time_ns(&self) -> Option<u64> {
-        self.heap.peek().map(|e| e.time_ns)
+        self.heap.peek().map(|e| e.time_ns())
     }
 }
 

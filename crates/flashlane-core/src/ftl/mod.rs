@@ -187,6 +187,13 @@ impl Ftl {
         Ok(())
     }
 
+    /// Start loading the mapping entry of `lpn` ahead of its translation (a performance hint).
+    pub fn prefetch(&self, lpn: u64) {
+        if lpn < self.map.logical_pages() {
+            self.map.prefetch(lpn);
+        }
+    }
+
     /// Translate a read of logical page `lpn`.
     pub fn read(&mut self, lpn: u64) -> Result<PhysicalTarget, Error> {
         self.check_lpn(lpn)?;
