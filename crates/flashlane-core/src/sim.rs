@@ -146,9 +146,8 @@ pub struct Simulation {
     ftl_at_window_start: FtlCounters,
     last_completion_ns: u64,
     latency: [LatencyRecorder; 2],
-    latency_all: LatencyRecorder,
     /// Per trace of a mix: counts and latency by read, write, all.
-    per_source: Vec<(RequestCounts, [LatencyRecorder; 3])>,
+    per_source: Vec<(RequestCounts, [LatencyRecorder; 2])>,
     host_wait_sum_ns: u128,
     device_time_sum_ns: u128,
     measured_bytes: u64,
@@ -228,7 +227,6 @@ impl Simulation {
             ftl_at_window_start: FtlCounters::default(),
             last_completion_ns: 0,
             latency: [LatencyRecorder::default(), LatencyRecorder::default()],
-            latency_all: LatencyRecorder::default(),
             per_source: vec![(RequestCounts::default(), Default::default()); sources],
             host_wait_sum_ns: 0,
             device_time_sum_ns: 0,
@@ -761,13 +759,11 @@ impl Simulation {
         if request.measured {
             let latency = now - host.arrival_ns;
             self.latency[op_index(host.op)].record(latency);
-            self.latency_all.record(latency);
             let mixed = self.per_source.len() > 1;
             let (counts, recorders) = &mut self.per_source[request.source as usize];
             if mixed {
                 // With one trace its statistics are the totals; no need to record twice.
                 recorders[op_index(host.op)].record(latency);
-                recorders[2].record(latency);
             }
             counts.completed += 1;
             match host.op {
@@ -857,7 +853,7 @@ impl Simulation {
             latency_us: LatencyByOp {
                 read: self.latency[0].stats(),
                 write: self.latency[1].stats(),
-                all: self.latency_all.stats(),
+                all: LatencyRecorder::merged(&self.latency[0], &self.latency[1]).stats(),
             },
             time_split_us: TimeSplit {
                 host_queue: if completed == 0 {
@@ -925,13 +921,13 @@ impl Simulation {
                         LatencyByOp {
                             read: r[0].stats(),
                             write: r[1].stats(),
-                            all: r[2].stats(),
+                            all: LatencyRecorder::merged(&r[0], &r[1]).stats(),
                         }
                     } else {
                         LatencyByOp {
                             read: self.latency[0].stats(),
                             write: self.latency[1].stats(),
-                            all: self.latency_all.stats(),
+                            all: LatencyRecorder::merged(&self.latency[0], &self.latency[1]).stats(),
                         }
                     };
                     (counts.clone(), latency)
