@@ -1,14 +1,16 @@
 //! `flashlane`: the command-line front end of the simulator.
 
+mod args;
+mod compare;
 mod output;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use args::{DeviceArgs, WorkloadArgs};
 use clap::{Args, Parser, Subcommand};
-use flashlane_core::config::{parse_override, preset_text, Config, PRESETS};
-use flashlane_core::trace::TraceFormat;
-use flashlane_core::{Error, RunSpec};
+use flashlane_core::config::{preset_text, Config, PRESETS};
+use flashlane_core::Error;
 
 #[derive(Parser)]
 #[command(
@@ -25,6 +27,12 @@ struct Cli {
 enum Command {
     /// Simulate one trace on one SSD configuration and print a summary.
     Run(RunArgs),
+    /// Run several host schedulers (or values of any config key) side by side on all cores and
+    /// print a table normalized to the first.
+    Compare(compare::CompareArgs),
+    /// Sweep one config key over values (e.g. host.queue_length 1..512) for one or more host
+    /// schedulers.
+    Sweep(compare::SweepArgs),
     /// List the bundled SSD presets.
     Presets,
     /// Print a preset's TOML (a starting point for your own config file).
@@ -33,36 +41,13 @@ enum Command {
 
 #[derive(Args)]
 struct RunArgs {
-    /// Bundled SSD preset (see `flashlane presets`).
-    #[arg(long, conflicts_with = "config", required_unless_present = "config")]
-    preset: Option<String>,
-    /// SSD config file (TOML, same layout as the presets).
-    #[arg(long)]
-    config: Option<PathBuf>,
-    /// Block trace to replay (plain, gzip or zstd).
-    #[arg(long)]
-    trace: PathBuf,
-    /// Trace layout; detected from the content when omitted.
-    #[arg(long)]
-    format: Option<String>,
-    /// Override a config value, e.g. --set ftl.overprovisioning_fraction=0.2 (repeatable).
-    #[arg(long = "set", value_name = "KEY=VALUE")]
-    set: Vec<String>,
-    /// Simulate the first N requests but leave them out of every statistic.
-    #[arg(long, default_value_t = 0)]
-    warmup_requests: u64,
-    /// Read at most N trace records.
-    #[arg(long)]
-    max_requests: Option<u64>,
-    /// Seed of every random stream.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
+    #[command(flatten)]
+    device: DeviceArgs,
+    #[command(flatten)]
+    workload: WorkloadArgs,
     /// Write the JSON summary to this file.
     #[arg(long)]
     json: Option<PathBuf>,
-    /// Track a version per page and count reads that miss the latest write (slower).
-    #[arg(long)]
-    check_integrity: bool,
 }
 
 fn main() -> ExitCode {
@@ -100,42 +85,13 @@ fn execute(cli: Cli) -> Result<(), Error> {
             Ok(())
         }
         Command::Run(args) => run(args),
+        Command::Compare(args) => compare::compare(args),
+        Command::Sweep(args) => compare::sweep(args),
     }
 }
 
 fn run(args: RunArgs) -> Result<(), Error> {
-    let overrides = args
-        .set
-        .iter()
-        .map(|s| parse_override(s))
-        .collect::<Result<Vec<_>, _>>()?;
-    let config = match (&args.preset, &args.config) {
-        (Some(name), _) => Config::from_preset(name, &overrides)?,
-        (None, Some(path)) => Config::from_file(path, &overrides)?,
-        (None, None) => return Err(Error::Config("give --preset NAME or --config FILE".into())),
-    };
-    let trace_format = match &args.format {
-        Some(name) => Some(TraceFormat::from_name(name).ok_or_else(|| {
-            Error::Config(format!(
-                "unknown trace format `{name}`; known formats: {}",
-                TraceFormat::ALL
-                    .iter()
-                    .map(|f| f.name())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ))
-        })?),
-        None => None,
-    };
-    let spec = RunSpec {
-        config,
-        trace_path: args.trace.clone(),
-        trace_format,
-        warmup_requests: args.warmup_requests,
-        max_requests: args.max_requests,
-        seed: args.seed,
-        check_integrity: args.check_integrity,
-    };
+    let spec = args.workload.spec(args.device.config(&[])?)?;
     let bar = indicatif::ProgressBar::new_spinner();
     bar.set_style(
         indicatif::ProgressStyle::with_template("{spinner} {elapsed} {msg}")

@@ -7,14 +7,23 @@ use std::path::Path;
 use flashlane_core::stats::{LatencyStats, Summary};
 use flashlane_core::Error;
 
-/// Write `value` as pretty JSON to `path` atomically: a temporary file renamed into place, so
-/// an error never leaves a half-written file.
+/// Write `value` as pretty JSON to `path` atomically.
 pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<(), Error> {
+    let mut text = serde_json::to_string_pretty(value).map_err(|e| Error::Output {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    })?;
+    text.push('\n');
+    write_atomic(path, text.as_bytes())
+}
+
+/// Write `bytes` to `path` through a temporary file renamed into place, so an error never
+/// leaves a half-written file.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     let fail = |e: String| Error::Output {
         path: path.display().to_string(),
         message: e,
     };
-    let text = serde_json::to_string_pretty(value).map_err(|e| fail(e.to_string()))?;
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -25,8 +34,7 @@ pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<(), Err
     let temp = dir.join(format!(".{}.tmp", file_name.to_string_lossy()));
     let result = (|| -> std::io::Result<()> {
         let mut file = std::fs::File::create(&temp)?;
-        file.write_all(text.as_bytes())?;
-        file.write_all(b"\n")?;
+        file.write_all(bytes)?;
         file.sync_all()?;
         std::fs::rename(&temp, path)
     })();

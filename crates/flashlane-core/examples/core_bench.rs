@@ -45,15 +45,11 @@ fn main() {
     drop(out);
     let rss_before = peak_rss_mib();
 
-    let spec = RunSpec {
-        config: Config::from_preset("mqsim-default", &[]).expect("preset"),
-        trace_path: path.clone(),
-        trace_format: Some(TraceFormat::Mqsim),
-        warmup_requests: 0,
-        max_requests: None,
-        seed: 1,
-        check_integrity: false,
-    };
+    let spec = RunSpec::new(
+        Config::from_preset("mqsim-default", &[]).expect("preset"),
+        path.clone(),
+        Some(TraceFormat::Mqsim),
+    );
     let started = std::time::Instant::now();
     let summary = flashlane_core::run(&spec).expect("run");
     let total_s = started.elapsed().as_secs_f64();

@@ -8,11 +8,12 @@ use crate::ftl::{Ftl, FtlCounters, GcOp};
 use crate::geometry::{Geometry, StaticMap};
 use crate::host::{AnyHostScheduler, HostRequest, HostScheduler, HostView, RequestId};
 use crate::interconnect::{AnyInterconnect, Grant, Interconnect, Transfer};
+use crate::run::{Arrival, Replay};
 use crate::stats::{
     ChipStats, ConflictStats, FlashCounts, GcStats, LatencyByOp, LatencyRecorder, RequestCounts,
     Throughput, TimeSplit,
 };
-use crate::trace::{Op, TraceRecord};
+use crate::trace::Op;
 use crate::Error;
 
 #[derive(Debug, Clone, Copy)]
@@ -48,13 +49,18 @@ struct Request {
     slot: u32,
     measured: bool,
     live: bool,
+    /// Index of the trace it came from (mixes).
+    source: u16,
 }
 
 /// Run options that are not part of the device config.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct SimOptions {
     pub warmup_requests: u64,
     pub max_requests: Option<u64>,
+    pub replay: Replay,
+    /// Number of traces mixed (per-source statistics are kept for each).
+    pub sources: usize,
 }
 
 /// Results of the simulation proper, turned into a [`crate::stats::Summary`] by `run`.
@@ -72,6 +78,7 @@ pub struct SimResults {
     pub gc: GcStats,
     pub waf: f64,
     pub events: u64,
+    pub per_source: Vec<(RequestCounts, LatencyByOp)>,
 }
 
 /// Sums for the mean waits of host page operations, by direction.
@@ -118,10 +125,14 @@ pub struct Simulation {
     chip_busy_dies: Vec<u32>,
     chip_busy_since: Vec<u64>,
     chip_busy_total: Vec<u64>,
+    /// Chips with at least one busy die, and the window time during which that was > 0.
+    busy_chips: u32,
+    active_since_ns: u64,
+    active_total_ns: u64,
 
-    lookahead: Option<TraceRecord>,
-    admission_blocked: bool,
-    trace_base_ns: Option<u64>,
+    lookahead: Option<Arrival>,
+    /// The look-ahead's arrival time has come (it waits only for host-queue room).
+    lookahead_arrived: bool,
     last_arrival_ns: u64,
     records: u64,
     next_seq: u64,
@@ -134,6 +145,8 @@ pub struct Simulation {
     last_completion_ns: u64,
     latency: [LatencyRecorder; 2],
     latency_all: LatencyRecorder,
+    /// Per trace of a mix: counts and latency by read, write, all.
+    per_source: Vec<(RequestCounts, [LatencyRecorder; 3])>,
     host_wait_sum_ns: u128,
     device_time_sum_ns: u128,
     measured_bytes: u64,
@@ -156,6 +169,7 @@ fn op_index(op: Op) -> usize {
 
 impl Simulation {
     pub fn new(config: &Config, ftl: Ftl, options: SimOptions) -> Self {
+        let sources = options.sources.max(1);
         let g = config.geometry.clone();
         let chips = g.chips() as usize;
         let dies = g.dies() as usize;
@@ -197,9 +211,11 @@ impl Simulation {
             chip_busy_dies: vec![0; chips],
             chip_busy_since: vec![0; chips],
             chip_busy_total: vec![0; chips],
+            busy_chips: 0,
+            active_since_ns: 0,
+            active_total_ns: 0,
             lookahead: None,
-            admission_blocked: false,
-            trace_base_ns: None,
+            lookahead_arrived: false,
             last_arrival_ns: 0,
             records: 0,
             next_seq: 0,
@@ -210,6 +226,7 @@ impl Simulation {
             last_completion_ns: 0,
             latency: [LatencyRecorder::default(), LatencyRecorder::default()],
             latency_all: LatencyRecorder::default(),
+            per_source: vec![(RequestCounts::default(), Default::default()); sources],
             host_wait_sum_ns: 0,
             device_time_sum_ns: 0,
             measured_bytes: 0,
@@ -228,10 +245,12 @@ impl Simulation {
     /// called now and then with the number of records read.
     pub fn run(
         &mut self,
-        next_record: &mut dyn FnMut() -> Result<Option<TraceRecord>, Error>,
+        next_record: &mut dyn FnMut() -> Result<Option<Arrival>, Error>,
         progress: &mut dyn FnMut(u64),
     ) -> Result<(), Error> {
         self.fetch_next(next_record)?;
+        // Paced replay admits without an arrival event.
+        self.try_dispatch(0, next_record)?;
         while let Some((now, event)) = self.events.pop() {
             match event {
                 Event::Arrival => self.on_arrival(now, next_record)?,
@@ -263,32 +282,40 @@ impl Simulation {
         Ok(())
     }
 
-    /// Read the next record into the look-ahead and schedule its arrival.
+    /// Read the next record into the look-ahead. Open loop: schedule its arrival at its trace
+    /// time. Paced replay (closed loop, as fast as possible): it is ready at once and arrives
+    /// when it is admitted.
     fn fetch_next(
         &mut self,
-        next_record: &mut dyn FnMut() -> Result<Option<TraceRecord>, Error>,
+        next_record: &mut dyn FnMut() -> Result<Option<Arrival>, Error>,
     ) -> Result<(), Error> {
+        self.lookahead = None;
+        self.lookahead_arrived = false;
         if self
             .options
             .max_requests
             .is_some_and(|max| self.records >= max)
         {
-            self.lookahead = None;
             return Ok(());
         }
-        self.lookahead = next_record()?;
-        if let Some(record) = &self.lookahead {
-            self.records += 1;
-            let base = *self.trace_base_ns.get_or_insert(record.time_ns);
-            // Trace time rebased to the first record; a record earlier than its predecessor
-            // arrives with it (readers bound how far back a trace may step).
-            let arrival = record
-                .time_ns
-                .saturating_sub(base)
-                .max(self.last_arrival_ns);
-            self.last_arrival_ns = arrival;
-            self.events
-                .schedule(arrival.max(self.events.now_ns()), Event::Arrival);
+        let Some(arrival) = next_record()? else {
+            return Ok(());
+        };
+        self.records += 1;
+        self.lookahead = Some(arrival);
+        match self.options.replay {
+            Replay::OpenLoop { .. } => {
+                // The input pipeline rebases and scales time; a record earlier than its
+                // predecessor arrives with it (readers bound how far back a trace may step).
+                let at = arrival
+                    .record
+                    .time_ns
+                    .max(self.last_arrival_ns)
+                    .max(self.events.now_ns());
+                self.last_arrival_ns = at;
+                self.events.schedule(at, Event::Arrival);
+            }
+            Replay::ClosedLoop { .. } | Replay::AsFastAsPossible => self.lookahead_arrived = true,
         }
         Ok(())
     }
@@ -296,18 +323,24 @@ impl Simulation {
     fn on_arrival(
         &mut self,
         now: u64,
-        next_record: &mut dyn FnMut() -> Result<Option<TraceRecord>, Error>,
+        next_record: &mut dyn FnMut() -> Result<Option<Arrival>, Error>,
     ) -> Result<(), Error> {
         if self.next_seq == self.options.warmup_requests && self.window_start_ns == u64::MAX {
             self.start_window(now);
         }
-        if self.host.len() < self.host_queue_length {
-            self.admit(now)?;
-            self.fetch_next(next_record)?;
-        } else {
-            self.admission_blocked = true;
-        }
+        self.lookahead_arrived = true;
         self.try_dispatch(now, next_record)
+    }
+
+    /// May the arrived look-ahead enter the host queue now?
+    fn has_room(&self) -> bool {
+        let host_room = self.host.len() < self.host_queue_length;
+        match self.options.replay {
+            Replay::ClosedLoop { outstanding } => {
+                host_room && self.live_requests < outstanding as u64
+            }
+            Replay::OpenLoop { .. } | Replay::AsFastAsPossible => host_room,
+        }
     }
 
     fn start_window(&mut self, now: u64) {
@@ -317,8 +350,19 @@ impl Simulation {
 
     /// Turn the look-ahead record into a request in the host queue.
     fn admit(&mut self, now: u64) -> Result<(), Error> {
-        let Some(record) = self.lookahead.take() else {
+        let Some(Arrival { record, source }) = self.lookahead.take() else {
             return Ok(());
+        };
+        self.lookahead_arrived = false;
+        let arrival_ns = match self.options.replay {
+            Replay::OpenLoop { .. } => self.last_arrival_ns,
+            Replay::ClosedLoop { .. } | Replay::AsFastAsPossible => {
+                if self.next_seq == self.options.warmup_requests && self.window_start_ns == u64::MAX
+                {
+                    self.start_window(now);
+                }
+                now
+            }
         };
         let page = self.geometry.page_bytes as u64;
         let first_lpn = record.offset_bytes / page;
@@ -359,6 +403,7 @@ impl Simulation {
                     slot: 0,
                     measured: false,
                     live: false,
+                    source: 0,
                 });
                 (self.requests.len() - 1) as u32
             }
@@ -369,7 +414,7 @@ impl Simulation {
         let host = HostRequest {
             id,
             seq,
-            arrival_ns: self.last_arrival_ns.min(now),
+            arrival_ns,
             op: record.op,
             offset_bytes: record.offset_bytes,
             size_bytes: record.size_bytes,
@@ -395,6 +440,7 @@ impl Simulation {
             slot: 0,
             measured,
             live: true,
+            source,
         };
         self.live_requests += 1;
         let view = HostView {
@@ -414,11 +460,10 @@ impl Simulation {
     fn try_dispatch(
         &mut self,
         now: u64,
-        next_record: &mut dyn FnMut() -> Result<Option<TraceRecord>, Error>,
+        next_record: &mut dyn FnMut() -> Result<Option<Arrival>, Error>,
     ) -> Result<(), Error> {
         loop {
-            if self.admission_blocked && self.host.len() < self.host_queue_length {
-                self.admission_blocked = false;
+            while self.lookahead_arrived && self.has_room() {
                 self.admit(now)?;
                 self.fetch_next(next_record)?;
             }
@@ -544,6 +589,10 @@ impl Simulation {
         let chip = txn.chip as usize;
         if self.chip_busy_dies[chip] == 0 {
             self.chip_busy_since[chip] = now;
+            if self.busy_chips == 0 {
+                self.active_since_ns = now;
+            }
+            self.busy_chips += 1;
         }
         self.chip_busy_dies[chip] += 1;
         let counted = self.in_window(now);
@@ -644,9 +693,15 @@ impl Simulation {
         self.die_busy[die as usize] = false;
         let chip = txn.chip as usize;
         self.chip_busy_dies[chip] -= 1;
-        if self.chip_busy_dies[chip] == 0 && now > self.window_start_ns {
-            self.chip_busy_total[chip] +=
-                now - self.chip_busy_since[chip].max(self.window_start_ns);
+        if self.chip_busy_dies[chip] == 0 {
+            self.busy_chips -= 1;
+            if now > self.window_start_ns {
+                self.chip_busy_total[chip] +=
+                    now - self.chip_busy_since[chip].max(self.window_start_ns);
+                if self.busy_chips == 0 {
+                    self.active_total_ns += now - self.active_since_ns.max(self.window_start_ns);
+                }
+            }
         }
         if txn.request != NO_REQUEST {
             let request = &mut self.requests[txn.request as usize];
@@ -669,6 +724,14 @@ impl Simulation {
             let latency = now - host.arrival_ns;
             self.latency[op_index(host.op)].record(latency);
             self.latency_all.record(latency);
+            let (counts, recorders) = &mut self.per_source[request.source as usize];
+            recorders[op_index(host.op)].record(latency);
+            recorders[2].record(latency);
+            counts.completed += 1;
+            match host.op {
+                Op::Read => counts.reads += 1,
+                Op::Write => counts.writes += 1,
+            }
             self.host_wait_sum_ns += (request.dispatched_ns - host.arrival_ns) as u128;
             self.device_time_sum_ns += (now - request.dispatched_ns) as u128;
             self.measured_bytes += host.size_bytes;
@@ -680,6 +743,7 @@ impl Simulation {
             self.last_completion_ns = now;
         } else {
             self.counts.warmup += 1;
+            self.per_source[request.source as usize].0.warmup += 1;
         }
         for chip in host.chips.iter() {
             self.outstanding_per_chip[chip as usize] -= 1;
@@ -781,6 +845,13 @@ impl Simulation {
             chips: ChipStats {
                 count: chips,
                 utilization,
+                active_utilization: if self.active_total_ns == 0 {
+                    0.0
+                } else {
+                    self.chip_busy_total.iter().sum::<u64>() as f64
+                        / (self.active_total_ns as f64 * chips as f64)
+                },
+                active_ns: self.active_total_ns,
                 per_chip_utilization: per_chip,
             },
             conflicts: ConflictStats {
@@ -804,6 +875,20 @@ impl Simulation {
                 (host_writes + moved) as f64 / host_writes as f64
             },
             events: self.events.processed(),
+            per_source: self
+                .per_source
+                .iter()
+                .map(|(counts, r)| {
+                    (
+                        counts.clone(),
+                        LatencyByOp {
+                            read: r[0].stats(),
+                            write: r[1].stats(),
+                            all: r[2].stats(),
+                        },
+                    )
+                })
+                .collect(),
         }
     }
 }

@@ -40,15 +40,7 @@ pub fn preset(name: &str, overrides: &[(&str, &str)]) -> Config {
 }
 
 pub fn spec(config: Config, trace: PathBuf) -> RunSpec {
-    RunSpec {
-        config,
-        trace_path: trace,
-        trace_format: Some(TraceFormat::Mqsim),
-        warmup_requests: 0,
-        max_requests: None,
-        seed: 1,
-        check_integrity: false,
-    }
+    RunSpec::new(config, trace, Some(TraceFormat::Mqsim))
 }
 
 pub fn run(config: Config, name: &str, requests: &[Req]) -> Summary {

@@ -100,3 +100,20 @@ fn write_then_read_of_a_page_goes_to_the_chip_written() {
     assert_eq!(s.gc.unmapped_reads, 0);
     assert_eq!(ns(s.latency_us.read.max), CMD + T_R + xfer(PAGE));
 }
+
+#[test]
+fn chip_utilization_counts_busy_chips_over_the_window_and_while_active() {
+    // One read at 0 and one at 10 ms on another channel: each chip is busy for one read time.
+    let s = run(
+        quiet(),
+        "util",
+        &[(0, 0, PAGE, true), (10_000_000, PAGE, PAGE, true)],
+    );
+    let busy = CMD + T_R + xfer(PAGE);
+    let window = 10_000_000.0 + busy;
+    assert_eq!(s.sim_time_ns as f64, window);
+    assert!((s.chips.utilization - 2.0 * busy / window / 32.0).abs() < 1e-12);
+    assert_eq!(s.chips.active_ns as f64, 2.0 * busy);
+    assert!((s.chips.active_utilization - 1.0 / 32.0).abs() < 1e-12);
+    assert!((s.chips.per_chip_utilization[0] - busy / window).abs() < 1e-12);
+}

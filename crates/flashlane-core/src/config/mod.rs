@@ -277,46 +277,40 @@ pub fn parse_override(text: &str) -> Result<(String, String), Error> {
     }
 }
 
-/// Set dotted `key` in `table` to `value` (read as a TOML value, else as a string). The key's
-/// parent must exist and, unless the parent is a tagged policy table, the key too: a typo is an
-/// error, not a silently added key.
+/// Set dotted `key` in `table` to `value` (read as a TOML value, else as a string), creating
+/// missing sections. A misspelt key is caught when the result is checked against the typed
+/// config (unknown keys are refused there, by name).
 fn apply_override(table: &mut toml::Table, key: &str, value: &str) -> Result<(), Error> {
     let parsed: toml::Value = toml::from_str::<toml::Table>(&format!("v = {value}"))
         .ok()
         .and_then(|mut t| t.remove("v"))
         .unwrap_or_else(|| toml::Value::String(value.to_string()));
     let parts: Vec<&str> = key.split('.').collect();
+    if parts.iter().any(|p| p.trim().is_empty()) {
+        return Err(Error::Config(format!(
+            "--set {key}={value}: empty part in key `{key}`"
+        )));
+    }
+    let (leaf, sections) = parts.split_last().expect("split always yields one part");
     let mut current = table;
-    for (i, part) in parts.iter().enumerate() {
-        if i + 1 == parts.len() {
-            let is_policy_table = current.contains_key("kind");
-            if !current.contains_key(*part) && !is_policy_table {
-                let known: Vec<&String> = current.keys().collect();
-                return Err(Error::Config(format!(
-                    "--set {key}={value}: unknown key `{part}`; keys here: {}",
-                    known
-                        .iter()
-                        .map(|k| k.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )));
-            }
-            if *part == "kind" {
-                // A new policy kind: drop the old kind's parameters, the new one takes its defaults.
-                current.clear();
-            }
-            current.insert(part.to_string(), parsed);
-            return Ok(());
-        }
-        current = match current.get_mut(*part) {
-            Some(toml::Value::Table(t)) => t,
+    for (i, part) in sections.iter().enumerate() {
+        let entry = current
+            .entry(part.to_string())
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        current = match entry {
+            toml::Value::Table(t) => t,
             _ => {
                 return Err(Error::Config(format!(
-                    "--set {key}={value}: `{}` is not a section of the config",
+                    "--set {key}={value}: `{}` is a value, not a section of the config",
                     parts[..=i].join(".")
                 )))
             }
         };
     }
+    if *leaf == "kind" && current.get("kind") != Some(&parsed) {
+        // A new policy kind: drop the old kind's parameters, the new one takes its defaults.
+        current.clear();
+    }
+    current.insert(leaf.to_string(), parsed);
     Ok(())
 }

@@ -78,8 +78,8 @@ pub struct PreconditionReport {
     pub wall_s: f64,
 }
 
-/// Fill the drive: the footprint first (in logical order), then pages in a seeded pseudo-random
-/// order up to `fill_fraction` of logical capacity; then optionally age it.
+/// Fill the drive: the footprint first (in logical order), then pages from a seeded random
+/// start up to `fill_fraction` of logical capacity; then optionally age it.
 pub fn precondition(
     ftl: &mut Ftl,
     config: &PreconditionConfig,
@@ -103,21 +103,22 @@ pub fn precondition(
     }
     let target = (config.fill_fraction * logical as f64) as u64;
     if written.pages() < target {
-        // Visit logical pages in the order of a full-period affine permutation, seeded.
+        // The rest of the fill goes to the logical pages after a seeded random start, in
+        // address order (wrapping): static striping still spreads it evenly over the planes,
+        // and the mapping table grows only with the pages filled.
         let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5052_4543_4f4e_4431);
-        let step = coprime_step(logical, rng.random_range(1..logical.max(2)));
-        let mut lpn = rng.random_range(0..logical);
-        for _ in 0..logical {
+        let start = rng.random_range(0..logical);
+        for i in 0..logical {
             if written.pages() >= target {
                 break;
             }
+            let lpn = (start + i) % logical;
             if !written.contains(lpn) {
                 ftl.write(lpn, &no_load, &mut gc_ops)?;
                 gc_ops.clear();
                 written.insert(lpn);
                 report.fill_pages += 1;
             }
-            lpn = (lpn + step) % logical;
         }
     }
     if config.age && written.pages() > 0 {
@@ -148,28 +149,4 @@ pub fn precondition(
     ftl.reset_counters();
     report.wall_s = started.elapsed().as_secs_f64();
     Ok(report)
-}
-
-/// The smallest step >= `start` that is coprime with `n`, so `lpn += step (mod n)` visits every page.
-fn coprime_step(n: u64, start: u64) -> u64 {
-    if n <= 1 {
-        return 1;
-    }
-    let mut step = start.max(1) % n;
-    loop {
-        if step == 0 {
-            step = 1;
-        }
-        if gcd(step, n) == 1 {
-            return step;
-        }
-        step = (step + 1) % n;
-    }
-}
-
-fn gcd(mut a: u64, mut b: u64) -> u64 {
-    while b != 0 {
-        (a, b) = (b, a % b);
-    }
-    a
 }

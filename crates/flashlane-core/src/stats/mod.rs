@@ -8,6 +8,7 @@ use crate::config::Config;
 use crate::ftl::PreconditionReport;
 use crate::host::HostSchedulerReport;
 use crate::interconnect::InterconnectReport;
+use crate::run::{AddressPolicy, Replay, SourceReport};
 
 /// Version of the JSON summary layout; bumped on any incompatible change.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -105,6 +106,8 @@ pub struct Summary {
     pub device_scheduler: String,
     pub interconnect: NamedReport<InterconnectReport>,
     pub precondition: PreconditionReport,
+    /// Each trace replayed (one entry, or one per trace of a mix) and its own statistics.
+    pub sources: Vec<SourceSummary>,
     pub memory: MemoryStats,
     /// Reads that found a physical page not holding the last written version (only counted
     /// with `--check-integrity`; must be 0).
@@ -116,8 +119,19 @@ pub struct Summary {
 pub struct TraceSummary {
     pub path: String,
     pub format: String,
-    /// Trace records read (including warm-up requests).
+    /// Trace records simulated (including warm-up requests), over all traces.
     pub records: u64,
+    /// Malformed lines skipped under `--max-bad-lines`, over all traces.
+    pub bad_lines: u64,
+}
+
+/// One trace of the run, with what the input pipeline did to it and its own statistics.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct SourceSummary {
+    #[serde(flatten)]
+    pub input: SourceReport,
+    pub requests: RequestCounts,
+    pub latency_us: LatencyByOp,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -126,6 +140,10 @@ pub struct RunOptions {
     pub warmup_requests: u64,
     /// Reading stopped after this many records (null = whole trace).
     pub max_requests: Option<u64>,
+    /// How trace time drove arrivals.
+    pub replay: Replay,
+    /// What happened to addresses past the capacity.
+    pub addresses: AddressPolicy,
 }
 
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]
@@ -168,7 +186,13 @@ pub struct ChipStats {
     /// chip is busy while any of its dies runs a flash operation (from its first command
     /// cycle to the end of its last data transfer or array time).
     pub utilization: f64,
-    /// The same, per chip (index = channel * chips_per_channel + way).
+    /// Mean number of busy chips over the part of the window in which at least one chip was
+    /// busy, divided by the chip count: how much of the parallelism the SSD used while it
+    /// worked (PIQ's "average number of utilized chips", over the chip count).
+    pub active_utilization: f64,
+    /// Time in the window during which at least one chip was busy, ns.
+    pub active_ns: u64,
+    /// The same as `utilization`, per chip (index = channel * chips_per_channel + way).
     pub per_chip_utilization: Vec<f64>,
 }
 

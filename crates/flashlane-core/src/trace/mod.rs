@@ -251,4 +251,3 @@ pub fn open_with(
         TraceFormat::Fio => Box::new(FioReader::new(owned, open_decompressed(path)?, options)),
     })
 }
-

@@ -1,5 +1,7 @@
 //! One simulation run from inputs to summary: the function the CLI and Python both call.
 
+mod input;
+
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -10,18 +12,23 @@ use crate::host::HostScheduler;
 use crate::interconnect::Interconnect;
 use crate::sim::{SimOptions, Simulation};
 use crate::stats::{
-    EngineStats, MemoryStats, NamedReport, RunOptions, Summary, TraceSummary, SCHEMA_VERSION,
+    EngineStats, MemoryStats, NamedReport, RunOptions, SourceSummary, Summary, TraceSummary,
+    SCHEMA_VERSION,
 };
-use crate::trace::{self, TraceFormat, TraceRecord};
+use crate::trace::TraceFormat;
 use crate::Error;
+
+pub use input::{AddressPolicy, Arrival, Inputs, Replay, SourceReport, TraceInput};
 
 /// Everything one run needs.
 #[derive(Debug, Clone)]
 pub struct RunSpec {
     pub config: Config,
-    pub trace_path: PathBuf,
-    /// Trace layout; `None` = detect from content.
-    pub trace_format: Option<TraceFormat>,
+    /// The traces to replay; more than one makes a mix, each trace in its own equal share of
+    /// the logical space.
+    pub traces: Vec<TraceInput>,
+    pub replay: Replay,
+    pub addresses: AddressPolicy,
     pub warmup_requests: u64,
     pub max_requests: Option<u64>,
     pub seed: u64,
@@ -29,22 +36,61 @@ pub struct RunSpec {
     pub check_integrity: bool,
 }
 
-/// Open the trace of `spec` as a record stream.
-fn open_trace(spec: &RunSpec) -> Result<(TraceFormat, Box<dyn trace::TraceReader>), Error> {
-    let format = match spec.trace_format {
-        Some(f) => f,
-        None => trace::detect(&spec.trace_path)?,
-    };
-    Ok((format, trace::open(&spec.trace_path, format)?))
+impl RunSpec {
+    /// One trace, open-loop replay at trace speed, strict addresses, seed 1.
+    pub fn new(
+        config: Config,
+        trace_path: impl Into<PathBuf>,
+        format: Option<TraceFormat>,
+    ) -> Self {
+        RunSpec {
+            config,
+            traces: vec![TraceInput::new(trace_path, format)],
+            replay: Replay::default(),
+            addresses: AddressPolicy::Strict,
+            warmup_requests: 0,
+            max_requests: None,
+            seed: 1,
+            check_integrity: false,
+        }
+    }
+
+    fn open_inputs(&self, logical_bytes: u64) -> Result<Inputs, Error> {
+        Inputs::open(
+            &self.traces,
+            self.addresses,
+            self.replay,
+            logical_bytes,
+            self.config.geometry.page_bytes as u64,
+        )
+    }
+
+    fn validate(&self) -> Result<(), Error> {
+        self.config.validate().map_err(Error::Config)?;
+        match self.replay {
+            Replay::OpenLoop { time_scale } if !(time_scale.is_finite() && time_scale > 0.0) => {
+                Err(Error::Config(format!(
+                    "--time-scale {time_scale}: must be a positive number"
+                )))
+            }
+            Replay::ClosedLoop { outstanding: 0 } => Err(Error::Config(
+                "--closed-loop 0: at least one request must be outstanding".into(),
+            )),
+            _ if self.traces.len() > u16::MAX as usize => {
+                Err(Error::Config("too many traces in one mix".into()))
+            }
+            _ => Ok(()),
+        }
+    }
 }
 
-/// The logical pages the first `max_requests` records touch (a streaming pass over the trace).
+/// The logical pages the first `max_requests` arrivals touch (a streaming pass).
 fn trace_footprint(spec: &RunSpec, logical_pages: u64) -> Result<Footprint, Error> {
-    let (_, mut reader) = open_trace(spec)?;
     let page = spec.config.geometry.page_bytes as u64;
+    let mut inputs = spec.open_inputs(logical_pages * page)?;
     let mut footprint = Footprint::new(logical_pages);
     let mut n = 0u64;
-    while let Some(record) = reader.next_record()? {
+    while let Some(Arrival { record, .. }) = inputs.next_arrival()? {
         if spec.max_requests.is_some_and(|max| n >= max) {
             break;
         }
@@ -52,14 +98,8 @@ fn trace_footprint(spec: &RunSpec, logical_pages: u64) -> Result<Footprint, Erro
         let first = record.offset_bytes / page;
         let last = (record.offset_bytes + record.size_bytes - 1) / page;
         for lpn in first..=last {
-            if !footprint.insert(lpn) {
-                return Err(Error::Workload(format!(
-                    "{}: record {n} reaches byte {} past the simulated capacity of {} bytes",
-                    spec.trace_path.display(),
-                    record.offset_bytes + record.size_bytes,
-                    logical_pages * page
-                )));
-            }
+            // Inputs already refused addresses past the capacity.
+            footprint.insert(lpn);
         }
     }
     Ok(footprint)
@@ -67,8 +107,8 @@ fn trace_footprint(spec: &RunSpec, logical_pages: u64) -> Result<Footprint, Erro
 
 /// Run one simulation. `progress` is called now and then with the records read so far.
 pub fn run_with_progress(spec: &RunSpec, progress: &mut dyn FnMut(u64)) -> Result<Summary, Error> {
+    spec.validate()?;
     let config = &spec.config;
-    config.validate().map_err(Error::Config)?;
     let static_map = StaticMap::new(&config.geometry, config.static_order());
     let mut ftl = Ftl::new(
         &config.geometry,
@@ -76,6 +116,7 @@ pub fn run_with_progress(spec: &RunSpec, progress: &mut dyn FnMut(u64)) -> Resul
         static_map,
         spec.check_integrity,
     );
+    let logical_bytes = ftl.logical_pages() * config.geometry.page_bytes as u64;
     let footprint = if config.precondition.write_trace_footprint {
         Some(trace_footprint(spec, ftl.logical_pages())?)
     } else {
@@ -89,32 +130,47 @@ pub fn run_with_progress(spec: &RunSpec, progress: &mut dyn FnMut(u64)) -> Resul
     )?;
     drop(footprint);
 
-    let (format, mut reader) = open_trace(spec)?;
+    let mut inputs = spec.open_inputs(logical_bytes)?;
     let mut sim = Simulation::new(
         config,
         ftl,
         SimOptions {
             warmup_requests: spec.warmup_requests,
             max_requests: spec.max_requests,
+            replay: spec.replay,
+            sources: spec.traces.len(),
         },
     );
     let started = Instant::now();
-    let mut next_record = || -> Result<Option<TraceRecord>, Error> { Ok(reader.next_record()?) };
-    sim.run(&mut next_record, progress)?;
+    sim.run(&mut || inputs.next_arrival(), progress)?;
     let wall_s = started.elapsed().as_secs_f64();
     let results = sim.results();
+    let reports = inputs.reports();
+    let sources: Vec<SourceSummary> = reports
+        .iter()
+        .zip(results.per_source.iter())
+        .map(|(report, stats)| SourceSummary {
+            input: report.clone(),
+            requests: stats.0.clone(),
+            latency_us: stats.1.clone(),
+        })
+        .collect();
+    let primary = &reports[0];
     Ok(Summary {
         schema_version: SCHEMA_VERSION,
         seed: spec.seed,
         config: config.clone(),
         trace: TraceSummary {
-            path: spec.trace_path.display().to_string(),
-            format: format.name().to_string(),
+            path: primary.path.clone(),
+            format: primary.format.clone(),
             records: results.records,
+            bad_lines: reports.iter().map(|r| r.bad_lines).sum(),
         },
         run: RunOptions {
             warmup_requests: spec.warmup_requests,
             max_requests: spec.max_requests,
+            replay: spec.replay,
+            addresses: spec.addresses,
         },
         requests: results.requests,
         latency_us: results.latency_us,
@@ -136,6 +192,7 @@ pub fn run_with_progress(spec: &RunSpec, progress: &mut dyn FnMut(u64)) -> Resul
             report: sim.interconnect.report(),
         },
         precondition: precondition_report,
+        sources,
         memory: MemoryStats {
             mapping_bytes: sim.ftl.allocated_bytes(),
         },

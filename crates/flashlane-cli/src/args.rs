@@ -1,0 +1,166 @@
+//! Command-line arguments shared by `run`, `compare` and `sweep`: the SSD and the workload.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use flashlane_core::config::{parse_override, Config};
+use flashlane_core::run::{AddressPolicy, Replay, TraceInput};
+use flashlane_core::trace::{BlockEvent, GenericCsvSpec, TraceFormat};
+use flashlane_core::{Error, RunSpec};
+
+#[derive(Args, Debug, Clone)]
+pub struct DeviceArgs {
+    /// Bundled SSD preset (see `flashlane presets`).
+    #[arg(long, conflicts_with = "config", required_unless_present = "config")]
+    pub preset: Option<String>,
+    /// SSD config file (TOML, same layout as the presets; `flashlane show-preset NAME` prints one).
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Override a config value, e.g. --set ftl.overprovisioning_fraction=0.2 (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+}
+
+impl DeviceArgs {
+    pub fn overrides(&self) -> Result<Vec<(String, String)>, Error> {
+        self.set.iter().map(|s| parse_override(s)).collect()
+    }
+
+    /// The resolved config with `extra` overrides applied after `--set`.
+    pub fn config(&self, extra: &[(String, String)]) -> Result<Config, Error> {
+        let mut overrides = self.overrides()?;
+        overrides.extend_from_slice(extra);
+        match (&self.preset, &self.config) {
+            (Some(name), _) => Config::from_preset(name, &overrides),
+            (None, Some(path)) => Config::from_file(path, &overrides),
+            (None, None) => Err(Error::Config("give --preset NAME or --config FILE".into())),
+        }
+    }
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct WorkloadArgs {
+    /// Block trace to replay (plain, gzip or zstd). Repeat to mix traces, each in its own
+    /// equal share of the logical space.
+    #[arg(long, required = true)]
+    pub trace: Vec<PathBuf>,
+    /// Trace layout (one for all traces, or one per --trace); detected from content if omitted.
+    #[arg(long)]
+    pub format: Vec<String>,
+    /// Column mapping for --format generic-csv (see docs/traces.md).
+    #[arg(long, value_name = "SPEC")]
+    pub csv_columns: Option<String>,
+    /// Take blkparse/blktrace queue (Q) events instead of issue (D) events.
+    #[arg(long)]
+    pub queue_events: bool,
+    /// Skip and count up to N malformed lines per trace instead of stopping at the first.
+    #[arg(long, default_value_t = 0)]
+    pub max_bad_lines: u64,
+    /// Keep only requests of this device / disk number.
+    #[arg(long)]
+    pub device: Option<u32>,
+    /// Take addresses past the capacity modulo the capacity.
+    #[arg(long, conflicts_with = "remap_addresses")]
+    pub fold_addresses: bool,
+    /// Renumber the pages the trace touches densely (a pre-pass) so its footprint fits.
+    #[arg(long)]
+    pub remap_addresses: bool,
+    /// Open loop: multiply trace times by X (0.5 = twice as fast).
+    #[arg(long, default_value_t = 1.0, value_name = "X")]
+    pub time_scale: f64,
+    /// Closed loop: ignore timestamps, keep N requests in the system.
+    #[arg(long, value_name = "N", conflicts_with_all = ["afap"])]
+    pub closed_loop: Option<u32>,
+    /// Ignore timestamps; a request arrives as soon as the host queue has room.
+    #[arg(long)]
+    pub afap: bool,
+    /// Simulate the first N requests but leave them out of every statistic.
+    #[arg(long, default_value_t = 0)]
+    pub warmup_requests: u64,
+    /// Read at most N trace records (over all traces).
+    #[arg(long)]
+    pub max_requests: Option<u64>,
+    /// Seed of every random stream.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Track a version per page and count reads that miss the latest write (slower).
+    #[arg(long)]
+    pub check_integrity: bool,
+}
+
+fn parse_format(name: &str) -> Result<TraceFormat, Error> {
+    TraceFormat::from_name(name).ok_or_else(|| {
+        Error::Config(format!(
+            "unknown trace format `{name}`; known formats: {}",
+            TraceFormat::ALL
+                .iter()
+                .map(|f| f.name())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))
+    })
+}
+
+impl WorkloadArgs {
+    pub fn spec(&self, config: Config) -> Result<RunSpec, Error> {
+        let formats: Vec<TraceFormat> = self
+            .format
+            .iter()
+            .map(|f| parse_format(f))
+            .collect::<Result<_, _>>()?;
+        if formats.len() > 1 && formats.len() != self.trace.len() {
+            return Err(Error::Config(format!(
+                "{} --format values for {} --trace files: give one for all or one per trace",
+                formats.len(),
+                self.trace.len()
+            )));
+        }
+        let generic_csv = match &self.csv_columns {
+            Some(text) => Some(
+                text.parse::<GenericCsvSpec>()
+                    .map_err(|e| Error::Config(format!("--csv-columns {text}: {e}")))?,
+            ),
+            None => None,
+        };
+        let traces = self
+            .trace
+            .iter()
+            .enumerate()
+            .map(|(i, path)| {
+                let mut input =
+                    TraceInput::new(path.clone(), formats.get(i).or(formats.first()).copied());
+                input.device = self.device;
+                input.options.max_bad_lines = self.max_bad_lines;
+                input.options.generic_csv = generic_csv.clone();
+                if self.queue_events {
+                    input.options.block_event = BlockEvent::Queue;
+                }
+                input
+            })
+            .collect();
+        let replay = match (self.closed_loop, self.afap) {
+            (Some(outstanding), _) => Replay::ClosedLoop { outstanding },
+            (None, true) => Replay::AsFastAsPossible,
+            (None, false) => Replay::OpenLoop {
+                time_scale: self.time_scale,
+            },
+        };
+        let addresses = if self.fold_addresses {
+            AddressPolicy::Fold
+        } else if self.remap_addresses {
+            AddressPolicy::Remap
+        } else {
+            AddressPolicy::Strict
+        };
+        Ok(RunSpec {
+            config,
+            traces,
+            replay,
+            addresses,
+            warmup_requests: self.warmup_requests,
+            max_requests: self.max_requests,
+            seed: self.seed,
+            check_integrity: self.check_integrity,
+        })
+    }
+}

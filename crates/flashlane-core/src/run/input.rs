@@ -1,0 +1,319 @@
+//! The input pipeline between trace readers and the simulator: device selection, address
+//! policy (strict, fold, remap), mixing several traces into one stream, replay timing.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::trace::{self, ReaderOptions, TraceFormat, TraceReader, TraceRecord};
+use crate::Error;
+
+/// One trace to replay.
+#[derive(Debug, Clone)]
+pub struct TraceInput {
+    pub path: PathBuf,
+    /// Layout; `None` = detect from content.
+    pub format: Option<TraceFormat>,
+    pub options: ReaderOptions,
+    /// Keep only records of this device / disk number (`None` = all).
+    pub device: Option<u32>,
+}
+
+impl TraceInput {
+    pub fn new(path: impl Into<PathBuf>, format: Option<TraceFormat>) -> Self {
+        TraceInput {
+            path: path.into(),
+            format,
+            options: ReaderOptions::default(),
+            device: None,
+        }
+    }
+
+    pub(crate) fn open(&self) -> Result<(TraceFormat, Box<dyn TraceReader>), Error> {
+        let format = match self.format {
+            Some(f) => f,
+            None => trace::detect(&self.path)?,
+        };
+        Ok((format, trace::open_with(&self.path, format, &self.options)?))
+    }
+}
+
+/// How trace time drives arrivals.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Replay {
+    /// Requests arrive at their trace times (rebased to 0) multiplied by `time_scale`
+    /// (0.5 = twice as fast).
+    OpenLoop { time_scale: f64 },
+    /// Timestamps ignored; a new request arrives whenever fewer than `outstanding` requests
+    /// are in the system (host queue plus device).
+    ClosedLoop { outstanding: u32 },
+    /// Timestamps ignored; a request arrives as soon as the host queue has room.
+    AsFastAsPossible,
+}
+
+impl Default for Replay {
+    fn default() -> Self {
+        Replay::OpenLoop { time_scale: 1.0 }
+    }
+}
+
+/// What to do with addresses past the simulated capacity (or past a trace's share of it when
+/// several traces are mixed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AddressPolicy {
+    /// Such a request is an error.
+    #[default]
+    Strict,
+    /// Offsets are taken modulo the capacity (a request that would run past the end is moved
+    /// back to end there).
+    Fold,
+    /// The pages the trace touches are renumbered densely, in address order (a pre-pass over
+    /// the trace), so the footprint fits whenever it is smaller than the capacity.
+    Remap,
+}
+
+/// A record and the index of the trace it came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Arrival {
+    pub record: TraceRecord,
+    pub source: u16,
+}
+
+/// Per-trace counters of what the pipeline did.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct SourceReport {
+    pub path: String,
+    pub format: String,
+    /// First byte of this trace's share of the logical space.
+    pub address_base_bytes: u64,
+    /// Bytes of logical space this trace may use.
+    pub address_span_bytes: u64,
+    /// Records passed to the simulator.
+    pub records: u64,
+    /// Records of other devices left out by `--device`.
+    pub filtered_records: u64,
+    /// Records whose offset was folded back into range (`--fold-addresses`).
+    pub folded_records: u64,
+    /// Malformed lines skipped under `--max-bad-lines`.
+    pub bad_lines: u64,
+    /// Non-request events skipped (flushes, trims, other blktrace actions).
+    pub skipped_events: u64,
+    /// Records that stepped back in time within the tolerance and were clamped.
+    pub clamped_backsteps: u64,
+}
+
+struct Source {
+    input: TraceInput,
+    reader: Box<dyn TraceReader>,
+    format: TraceFormat,
+    base_ns: Option<u64>,
+    lookahead: Option<TraceRecord>,
+    address_base: u64,
+    span: u64,
+    /// Sorted distinct original page numbers (remap policy).
+    remap_pages: Option<Vec<u64>>,
+    report: SourceReport,
+}
+
+/// Merges the traces by (rebased) time and applies the address policy.
+pub struct Inputs {
+    sources: Vec<Source>,
+    policy: AddressPolicy,
+    page_bytes: u64,
+    time_scale: f64,
+}
+
+impl Inputs {
+    /// Open every trace. The logical space (`capacity_bytes`) is split in equal page-aligned
+    /// shares, one per trace, in the order given.
+    pub fn open(
+        traces: &[TraceInput],
+        policy: AddressPolicy,
+        replay: Replay,
+        capacity_bytes: u64,
+        page_bytes: u64,
+    ) -> Result<Inputs, Error> {
+        if traces.is_empty() {
+            return Err(Error::Workload("no trace given".into()));
+        }
+        let share = capacity_bytes / traces.len() as u64 / page_bytes * page_bytes;
+        let mut sources = Vec::with_capacity(traces.len());
+        for (i, input) in traces.iter().enumerate() {
+            let (format, reader) = input.open()?;
+            let remap_pages = match policy {
+                AddressPolicy::Remap => Some(distinct_pages(input, page_bytes)?),
+                _ => None,
+            };
+            let report = SourceReport {
+                path: input.path.display().to_string(),
+                format: format.name().to_string(),
+                address_base_bytes: share * i as u64,
+                address_span_bytes: share,
+                ..SourceReport::default()
+            };
+            sources.push(Source {
+                input: input.clone(),
+                reader,
+                format,
+                base_ns: None,
+                lookahead: None,
+                address_base: share * i as u64,
+                span: share,
+                remap_pages,
+                report,
+            });
+        }
+        let time_scale = match replay {
+            Replay::OpenLoop { time_scale } => time_scale,
+            _ => 1.0,
+        };
+        let mut inputs = Inputs {
+            sources,
+            policy,
+            page_bytes,
+            time_scale,
+        };
+        for i in 0..inputs.sources.len() {
+            inputs.refill(i)?;
+        }
+        Ok(inputs)
+    }
+
+    /// Layout of the first trace.
+    pub fn primary_format(&self) -> TraceFormat {
+        self.sources[0].format
+    }
+
+    pub fn reports(&self) -> Vec<SourceReport> {
+        self.sources
+            .iter()
+            .map(|s| {
+                let mut r = s.report.clone();
+                r.bad_lines = s.reader.bad_lines();
+                r.skipped_events = s.reader.skipped_events();
+                r.clamped_backsteps = s.reader.clamped_backsteps();
+                r
+            })
+            .collect()
+    }
+
+    /// Read the next record of source `i` that passes the device filter.
+    fn refill(&mut self, i: usize) -> Result<(), Error> {
+        let source = &mut self.sources[i];
+        source.lookahead = None;
+        while let Some(record) = source.reader.next_record()? {
+            if source.input.device.is_some_and(|d| d != record.device) {
+                source.report.filtered_records += 1;
+                continue;
+            }
+            source.lookahead = Some(record);
+            break;
+        }
+        Ok(())
+    }
+
+    /// The next record over all traces, earliest rebased time first (ties: first trace).
+    pub fn next_arrival(&mut self) -> Result<Option<Arrival>, Error> {
+        let mut best: Option<(u64, usize)> = None;
+        for (i, source) in self.sources.iter_mut().enumerate() {
+            if let Some(record) = &source.lookahead {
+                let base = *source.base_ns.get_or_insert(record.time_ns);
+                let t = record.time_ns.saturating_sub(base);
+                if best.is_none_or(|(bt, _)| t < bt) {
+                    best = Some((t, i));
+                }
+            }
+        }
+        let Some((t, i)) = best else { return Ok(None) };
+        let Some(mut record) = self.sources[i].lookahead else {
+            return Ok(None);
+        };
+        self.refill(i)?;
+        record.time_ns = (t as f64 * self.time_scale).round() as u64;
+        self.place(i, &mut record)?;
+        if self.sources.len() > 1 {
+            // In a mix each trace is one application: its own stream for per-stream schedulers.
+            record.stream = i as u32;
+        }
+        let source = &mut self.sources[i];
+        source.report.records += 1;
+        Ok(Some(Arrival {
+            record,
+            source: i as u16,
+        }))
+    }
+
+    /// Move the record into its trace's share of the logical space under the address policy.
+    fn place(&mut self, i: usize, record: &mut TraceRecord) -> Result<(), Error> {
+        let page = self.page_bytes;
+        let source = &mut self.sources[i];
+        let span = source.span;
+        if let Some(pages) = &source.remap_pages {
+            let first = record.offset_bytes / page;
+            let index = pages.binary_search(&first).map_err(|_| {
+                Error::Workload(format!(
+                    "{}: page {first} was not seen by the remap pass (the trace changed while reading?)",
+                    source.input.path.display()
+                ))
+            })?;
+            record.offset_bytes = index as u64 * page + record.offset_bytes % page;
+        }
+        let end = record.offset_bytes + record.size_bytes;
+        if end > span {
+            match self.policy {
+                AddressPolicy::Fold if record.size_bytes <= span => {
+                    let mut offset = record.offset_bytes % span;
+                    if offset + record.size_bytes > span {
+                        offset = (span - record.size_bytes) / 512 * 512;
+                    }
+                    record.offset_bytes = offset;
+                    source.report.folded_records += 1;
+                }
+                _ => {
+                    return Err(Error::Workload(format!(
+                        "{}: record {} ({:?} of {} bytes at byte offset {}) ends past the {} bytes of logical space this trace may use{}",
+                        source.input.path.display(),
+                        source.report.records + source.report.filtered_records + 1,
+                        record.op,
+                        record.size_bytes,
+                        record.offset_bytes,
+                        span,
+                        match self.policy {
+                            AddressPolicy::Strict => "; use --fold-addresses or --remap-addresses, or a larger device",
+                            AddressPolicy::Remap => "; its footprint is larger than the device",
+                            AddressPolicy::Fold => "; the request itself is larger than the space",
+                        }
+                    )))
+                }
+            }
+        }
+        record.offset_bytes += source.address_base;
+        Ok(())
+    }
+}
+
+/// Sorted distinct page numbers a trace touches (the remap pre-pass).
+fn distinct_pages(input: &TraceInput, page_bytes: u64) -> Result<Vec<u64>, Error> {
+    let (_, mut reader) = input.open()?;
+    let mut pages = Vec::new();
+    // Deduplicate whenever the buffer doubles, so memory stays near twice the footprint.
+    let mut limit = 1usize << 20;
+    while let Some(record) = reader.next_record()? {
+        if input.device.is_some_and(|d| d != record.device) {
+            continue;
+        }
+        let first = record.offset_bytes / page_bytes;
+        let last = (record.offset_bytes + record.size_bytes - 1) / page_bytes;
+        pages.extend(first..=last);
+        if pages.len() > limit {
+            pages.sort_unstable();
+            pages.dedup();
+            limit = limit.max(pages.len() * 2);
+        }
+    }
+    pages.sort_unstable();
+    pages.dedup();
+    Ok(pages)
+}

@@ -1,0 +1,124 @@
+//! The input pipeline: replay modes, address policies, device selection and trace mixes.
+
+mod common;
+
+use common::{mqsim_trace, preset, spec};
+use flashlane_core::run::{AddressPolicy, Replay, TraceInput};
+use flashlane_core::trace::TraceFormat;
+
+fn trace_path(name: &str) -> std::path::PathBuf {
+    std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../traces/")).join(name)
+}
+
+#[test]
+fn closed_loop_of_one_serializes_requests() {
+    // Two reads of one page each; with one request in the system the second starts when the
+    // first ends, so the run lasts exactly two read service times.
+    let path = mqsim_trace("closed1", &[(0, 0, 8192, true), (0, 8192, 8192, true)]);
+    let mut s = spec(
+        preset(
+            "mqsim-default",
+            &[("precondition.write_trace_footprint", "false")],
+        ),
+        path.clone(),
+    );
+    s.replay = Replay::ClosedLoop { outstanding: 1 };
+    let summary = flashlane_core::run(&s).unwrap();
+    std::fs::remove_file(path).unwrap();
+    let one = 21 + 75_000 + (8192f64 / 0.333).ceil() as u64;
+    assert_eq!(summary.sim_time_ns, 2 * one);
+    assert_eq!(summary.latency_us.read.max * 1000.0, one as f64);
+}
+
+#[test]
+fn time_scale_compresses_arrivals() {
+    let path = mqsim_trace(
+        "scale",
+        &[(0, 0, 4096, true), (10_000_000, 1 << 20, 4096, true)],
+    );
+    let mut s = spec(preset("mqsim-default", &[]), path.clone());
+    s.replay = Replay::OpenLoop { time_scale: 0.5 };
+    let summary = flashlane_core::run(&s).unwrap();
+    std::fs::remove_file(path).unwrap();
+    let one = 21 + 75_000 + (4096f64 / 0.333).ceil() as u64;
+    assert_eq!(summary.sim_time_ns, 5_000_000 + one);
+}
+
+#[test]
+fn fold_and_remap_bring_far_addresses_in_range() {
+    let far = 1u64 << 40; // 1 TiB: past the 115 GiB of ssdsim-mlc-8x8
+    let requests = [
+        (0, far, 4096, false),
+        (1000, far + 4096, 4096, true),
+        (2000, 4096, 4096, true),
+    ];
+    let path = mqsim_trace("far", &requests);
+    let config = preset("ssdsim-mlc-8x8", &[]);
+    assert!(flashlane_core::run(&spec(config.clone(), path.clone())).is_err());
+    for policy in [AddressPolicy::Fold, AddressPolicy::Remap] {
+        let mut s = spec(config.clone(), path.clone());
+        s.addresses = policy;
+        let summary = flashlane_core::run(&s).unwrap();
+        assert_eq!(summary.requests.completed, 3, "{policy:?}");
+        if policy == AddressPolicy::Fold {
+            assert_eq!(summary.sources[0].input.folded_records, 2);
+        }
+    }
+    std::fs::remove_file(path).unwrap();
+}
+
+#[test]
+fn device_filter_keeps_one_disk() {
+    let mut s = spec(preset("mqsim-default", &[]), trace_path("tpcc-small.mqsim"));
+    s.traces[0].device = Some(4);
+    let summary = flashlane_core::run(&s).unwrap();
+    let expected = std::fs::read_to_string(trace_path("tpcc-small.mqsim"))
+        .unwrap()
+        .lines()
+        .filter(|l| l.split_whitespace().nth(1) == Some("4"))
+        .count() as u64;
+    assert_eq!(summary.requests.completed, expected);
+    assert_eq!(summary.sources[0].input.filtered_records, 6999 - expected);
+}
+
+#[test]
+fn a_mix_keeps_each_trace_in_its_own_share_with_its_own_statistics() {
+    let mut s = spec(preset("mqsim-default", &[]), trace_path("tpcc-small.mqsim"));
+    s.traces.push(TraceInput::new(
+        trace_path("websearch-small.mqsim"),
+        Some(TraceFormat::Mqsim),
+    ));
+    s.addresses = AddressPolicy::Remap;
+    let summary = flashlane_core::run(&s).unwrap();
+    assert_eq!(summary.sources.len(), 2);
+    assert_eq!(summary.sources[0].requests.completed, 6999);
+    assert_eq!(summary.sources[1].requests.completed, 24_783);
+    assert_eq!(summary.sources[1].requests.writes, 4);
+    assert_eq!(summary.requests.completed, 6999 + 24_783);
+    let share = summary.sources[1].input.address_base_bytes;
+    assert_eq!(summary.sources[0].input.address_span_bytes, share);
+    assert!(share > 0);
+}
+
+#[test]
+fn every_bundled_trace_runs_on_the_mqsim_preset() {
+    for (name, format, requests) in [
+        ("tpcc-small.mqsim", "mqsim", 6999),
+        ("websearch-small.mqsim", "mqsim", 24_783),
+        ("financial1-head.ssdsim", "ssdsim", 10_000),
+        ("financial1-head.spc", "spc", 10_000),
+        ("msnfs-30s.disksim.gz", "disksim", 149_999),
+        ("msnfs-30s.msr.csv.gz", "msr", 149_999),
+        ("ycsb-a-rocksdb.blkparse.gz", "blkparse", 1694),
+    ] {
+        let mut s = flashlane_core::RunSpec::new(
+            preset("mqsim-default", &[]),
+            trace_path(name),
+            TraceFormat::from_name(format),
+        );
+        // The YCSB capture comes from a drive larger than this one.
+        s.addresses = AddressPolicy::Remap;
+        let summary = flashlane_core::run(&s).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(summary.requests.completed, requests, "{name}");
+    }
+}
