@@ -95,15 +95,13 @@ fn run_json(
         })?),
         None => None,
     };
-    let spec = RunSpec {
-        config,
-        trace_path: trace,
-        trace_format,
-        warmup_requests,
-        max_requests,
-        seed,
-        check_integrity,
-    };
+    // The CLI's defaults for everything the Python API does not expose: one trace, open-loop
+    // replay at trace speed, strict addresses.
+    let mut spec = RunSpec::new(config, trace, trace_format);
+    spec.warmup_requests = warmup_requests;
+    spec.max_requests = max_requests;
+    spec.seed = seed;
+    spec.check_integrity = check_integrity;
     let summary = py
         .detach(|| flashlane_core::run(&spec))
         .map_err(to_py_err)?;
