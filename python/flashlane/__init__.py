@@ -73,15 +73,14 @@ def run(
     check_integrity
         Track a version per page and count reads that miss the latest write (slower).
 
-    Returns the summary as a ``dict`` with the layout of ``flashlane run --json``: top-level
-    keys ``schema_version``, ``seed``, ``config`` (the fully resolved configuration),
-    ``trace``, ``run``, ``requests``, ``latency_us``, ``time_split_us``, ``throughput``,
-    ``sim_time_ns``, ``chips``, ``conflicts``, ``flash``, ``gc``, ``waf``, ``host_scheduler``,
-    ``device_scheduler``, ``interconnect``, ``precondition``, ``memory``,
-    ``integrity_violations`` and ``engine``. Their meanings and units are documented in
-    ``docs/summary.md``. Two runs of the same inputs give equal summaries except for the
-    wall-clock measurements ``engine.wall_s``, ``engine.requests_per_s`` and
-    ``precondition.wall_s``.
+    Returns the summary as a ``dict`` with the layout of ``flashlane run --json``:
+    ``schema_version``, ``seed``, ``config`` (the fully resolved configuration), ``trace``,
+    ``run``, ``requests``, ``latency_us``, ``time_split_us``, ``throughput``, ``sim_time_ns``,
+    ``chips``, ``conflicts``, ``flash``, ``gc``, ``waf``, the scheduler and interconnect
+    reports, ``precondition``, ``sources``, ``memory``, ``integrity_violations`` and
+    ``engine``. The meaning and unit of every key is defined in ``docs/summary.md``. Two runs
+    of the same inputs give equal summaries except for the wall-clock measurements
+    ``engine.wall_s``, ``engine.requests_per_s`` and ``precondition.wall_s``.
 
     Raises ``ValueError`` for an unusable preset, config file, override, trace format or trace
     (the message names the preset, the key, or the file and line at fault), and ``TypeError``
