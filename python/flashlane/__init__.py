@@ -1,0 +1,110 @@
+"""flashlane: a deterministic, trace-driven NAND-flash SSD simulator.
+
+The simulation itself is the Rust core (``flashlane-core``); this package calls it in-process
+through the native module :mod:`flashlane._native`. :func:`run` returns the same summary that
+``flashlane run --json FILE`` writes, as a ``dict``. What each key of the summary means is
+described in ``docs/summary.md`` in the repository.
+
+Example::
+
+    import flashlane
+
+    summary = flashlane.run(
+        "mqsim-default",
+        "traces/tpcc-small.mqsim",
+        {"ftl.overprovisioning_fraction": 0.2},
+        format="mqsim",
+    )
+    print(summary["latency_us"]["all"])
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from flashlane import _native
+
+__all__ = ["__version__", "presets", "run"]
+
+__version__: str = _native.version()
+"""Version of the simulator core this package was built from."""
+
+OverrideValue = str | int | float | bool
+
+
+def run(
+    preset: str | None = None,
+    trace: str | os.PathLike[str] | None = None,
+    overrides: Mapping[str, OverrideValue] | None = None,
+    *,
+    config: str | os.PathLike[str] | None = None,
+    format: str | None = None,
+    warmup_requests: int = 0,
+    max_requests: int | None = None,
+    seed: int = 1,
+    check_integrity: bool = False,
+) -> dict[str, Any]:
+    """Simulate one block trace on one SSD configuration and return the summary.
+
+    Arguments mirror ``flashlane run``:
+
+    preset
+        A bundled SSD preset (see :func:`presets`); ``--preset``. Give this or ``config``.
+    trace
+        The block trace to replay (plain, gzip or zstd); ``--trace``. Required.
+    overrides
+        Config values to change, e.g. ``{"ftl.overprovisioning_fraction": 0.2}``; each item
+        is one ``--set KEY=VALUE``. Values may be str, int, float or bool; a str is read as a
+        TOML value when it parses as one, else as a string, as on the command line.
+    config
+        An SSD config file (TOML, same layout as the presets); ``--config``.
+    format
+        The trace layout (``"mqsim"``, ``"ssdsim"``, ``"disksim"``, ``"msr"``, ...);
+        ``--format``. ``None`` detects it from the content.
+    warmup_requests
+        Simulate the first N requests but leave them out of every statistic.
+    max_requests
+        Read at most N trace records (``None``: the whole trace).
+    seed
+        Seed of every random stream; equal inputs and seed give an equal summary.
+    check_integrity
+        Track a version per page and count reads that miss the latest write (slower).
+
+    Returns the summary as a ``dict`` with the layout of ``flashlane run --json``:
+    ``schema_version``, ``seed``, ``config`` (the fully resolved configuration), ``trace``,
+    ``run``, ``requests``, ``latency_us``, ``time_split_us``, ``throughput``, ``sim_time_ns``,
+    ``chips``, ``conflicts``, ``flash``, ``gc``, ``waf``, the scheduler and interconnect
+    reports, ``precondition``, ``sources``, ``memory``, ``integrity_violations`` and
+    ``engine``. The meaning and unit of every key is defined in ``docs/summary.md``. Two runs
+    of the same inputs give equal summaries except for the wall-clock measurements
+    ``engine.wall_s``, ``engine.requests_per_s`` and ``precondition.wall_s``.
+
+    Raises ``ValueError`` for an unusable preset, config file, override, trace format or trace
+    (the message names the preset, the key, or the file and line at fault), and ``TypeError``
+    for an override value of another type. The simulation releases the GIL, so runs in
+    several threads proceed in parallel.
+    """
+    if trace is None:
+        raise TypeError("run() needs a trace: run(preset, trace, ...)")
+    values = {} if overrides is None else dict(overrides)
+    text = _native.run_json(
+        preset,
+        None if config is None else os.fspath(config),
+        os.fspath(trace),
+        format,
+        values,
+        warmup_requests,
+        max_requests,
+        seed,
+        check_integrity,
+    )
+    summary: dict[str, Any] = json.loads(text)
+    return summary
+
+
+def presets() -> dict[str, str]:
+    """The bundled SSD presets: name to one-line description (as ``flashlane presets``)."""
+    return dict(_native.presets())

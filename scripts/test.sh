@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# The repository's single test command: Rust format, lints and tests, the release CLI, the
+# Python package (built and installed into .venv) with its lints and tests.
+#
+#   ./scripts/test.sh
+#
+# Creates .venv (with $PYTHON, default python3, >= 3.11) when it is missing and installs the
+# pinned Python tools into it. Every step runs even after one fails; the last line says PASS or
+# FAIL and names the failed steps. CI=true adds --locked to cargo (Cargo.lock must be current).
+# Honours CARGO_TARGET_DIR (default target/).
+set -euo pipefail
+
+MATURIN_VERSION=1.16.0
+PYTEST_VERSION=9.2.0
+RUFF_VERSION=0.17.6
+
+cd "$(dirname "$0")/.."
+repo=$(pwd)
+venv="$repo/.venv"
+python=${PYTHON:-python3}
+target_dir=${CARGO_TARGET_DIR:-$repo/target}
+case $target_dir in /*) ;; *) target_dir="$repo/$target_dir" ;; esac
+locked=()
+if [[ ${CI:-} == true ]]; then
+    locked=(--locked)
+    export CARGO_TERM_COLOR=never
+fi
+
+if [[ ! -x $venv/bin/python ]]; then
+    "$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))' ||
+        { echo "test.sh: $python is older than 3.11; set PYTHON to a newer one" >&2; exit 2; }
+    echo "==> creating $venv"
+    "$python" -m venv "$venv"
+fi
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
+    "maturin==$MATURIN_VERSION" "pytest==$PYTEST_VERSION" "ruff==$RUFF_VERSION"
+
+# pip's build backend runs `maturin` from PATH; pyo3 builds against the venv's interpreter.
+export PATH="$venv/bin:$PATH"
+export PYO3_PYTHON="$venv/bin/python"
+export FLASHLANE_BIN="$target_dir/release/flashlane"
+
+failed=()
+started=$SECONDS
+step() {
+    local name=$1
+    shift
+    local t0=$SECONDS
+    echo "==> $name: $*"
+    if "$@"; then
+        echo "==> $name: ok ($((SECONDS - t0)) s)"
+    else
+        echo "==> $name: FAILED ($((SECONDS - t0)) s)"
+        failed+=("$name")
+    fi
+}
+
+step rustfmt cargo fmt --all --check
+step clippy cargo clippy "${locked[@]}" --workspace --all-targets -- -D warnings
+step cargo-test cargo test "${locked[@]}" --workspace --exclude flashlane-py
+step cli-release cargo build "${locked[@]}" --release -p flashlane-cli
+step pip-install python -m pip install --disable-pip-version-check --no-build-isolation \
+    --no-deps --force-reinstall "$repo"
+step ruff-check ruff check python tests/python
+step ruff-format ruff format --check python tests/python
+step pytest python -m pytest
+
+echo
+if ((${#failed[@]} == 0)); then
+    echo "test.sh: PASS (all steps ok in $((SECONDS - started)) s)"
+else
+    echo "test.sh: FAIL (${failed[*]}) after $((SECONDS - started)) s"
+    exit 1
+fi
