@@ -13,6 +13,7 @@ set -euo pipefail
 MATURIN_VERSION=1.16.0
 PYTEST_VERSION=9.2.0
 RUFF_VERSION=0.17.6
+POLARS_VERSION=2.1.0
 
 cd "$(dirname "$0")/.."
 repo=$(pwd)
@@ -33,7 +34,8 @@ if [[ ! -x $venv/bin/python ]]; then
     "$python" -m venv "$venv"
 fi
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
-    "maturin==$MATURIN_VERSION" "pytest==$PYTEST_VERSION" "ruff==$RUFF_VERSION"
+    "maturin==$MATURIN_VERSION" "pytest==$PYTEST_VERSION" "ruff==$RUFF_VERSION" \
+    "polars==$POLARS_VERSION"
 
 # pip's build backend runs `maturin` from PATH; pyo3 builds against the venv's interpreter.
 export PATH="$venv/bin:$PATH"

@@ -22,12 +22,12 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Iterator, Mapping
+from typing import Any, Literal
 
 from flashlane import _native
 
-__all__ = ["__version__", "presets", "run"]
+__all__ = ["__version__", "presets", "read_trace", "run"]
 
 __version__: str = _native.version()
 """Version of the simulator core this package was built from."""
@@ -108,3 +108,93 @@ def run(
 def presets() -> dict[str, str]:
     """The bundled SSD presets: name to one-line description (as ``flashlane presets``)."""
     return dict(_native.presets())
+
+
+Backend = Literal["polars", "pandas", "dict"]
+
+#: Columns of a trace frame: arrival time on the trace's own clock (ns), device number, stream
+#: (process or device) id, byte offset, size in bytes, and "read" or "write".
+TRACE_COLUMNS = ("time_ns", "device", "stream", "offset_bytes", "size_bytes", "op")
+
+
+def _frame(columns: dict[str, list[Any]], backend: Backend) -> Any:
+    if backend == "dict":
+        return columns
+    if backend == "polars":
+        import polars as pl
+
+        return pl.DataFrame(
+            columns,
+            schema={
+                "time_ns": pl.UInt64,
+                "device": pl.UInt32,
+                "stream": pl.UInt32,
+                "offset_bytes": pl.UInt64,
+                "size_bytes": pl.UInt64,
+                "op": pl.String,
+            },
+        )
+    if backend == "pandas":
+        import pandas as pd
+
+        return pd.DataFrame(columns, columns=list(TRACE_COLUMNS))
+    raise ValueError(f"backend must be 'polars', 'pandas' or 'dict', not {backend!r}")
+
+
+def _chunks(
+    path: str | os.PathLike[str],
+    format: str | None,
+    chunk_rows: int,
+    max_bad_lines: int,
+    queue_events: bool,
+    csv_columns: str | None,
+) -> Iterator[dict[str, list[Any]]]:
+    reader = _native.open_trace(
+        os.fspath(path), format, max_bad_lines, queue_events, csv_columns, chunk_rows
+    )
+    yield from reader
+
+
+def read_trace(
+    path: str | os.PathLike[str],
+    format: str | None = None,
+    *,
+    backend: Backend = "polars",
+    chunk_rows: int | None = None,
+    max_bad_lines: int = 0,
+    queue_events: bool = False,
+    csv_columns: str | None = None,
+) -> Any:
+    """Read a block trace with the simulator's own readers.
+
+    path
+        The trace (plain, gzip or zstd; a blktrace directory or per-CPU prefix).
+    format
+        Its layout (``"msr"``, ``"spc"``, ``"blkparse"``, ``"blktrace"``, ``"fio"``,
+        ``"mqsim"``, ``"ssdsim"``, ``"disksim"``, ``"generic-csv"``); ``None`` detects it and
+        raises ``ValueError`` if two layouts fit.
+    backend
+        ``"polars"`` (a ``polars.DataFrame``), ``"pandas"`` (a ``pandas.DataFrame``) or
+        ``"dict"`` (a dict of equal-length lists). polars or pandas must be installed for
+        those backends.
+    chunk_rows
+        ``None`` returns the whole trace as one frame. A number returns an iterator of frames
+        of at most that many rows, read lazily: memory stays bounded for traces of any size.
+    max_bad_lines, queue_events, csv_columns
+        As ``--max-bad-lines``, ``--queue-events`` and ``--csv-columns`` of the command line.
+
+    Columns (see ``TRACE_COLUMNS``): ``time_ns`` (on the trace's own clock, not rebased),
+    ``device``, ``stream``, ``offset_bytes``, ``size_bytes``, ``op`` (``"read"`` or
+    ``"write"``). A malformed line raises ``ValueError`` naming the file, the line and the
+    text.
+    """
+    if backend not in ("polars", "pandas", "dict"):
+        raise ValueError(f"backend must be 'polars', 'pandas' or 'dict', not {backend!r}")
+    if chunk_rows is not None:
+        chunks = _chunks(path, format, chunk_rows, max_bad_lines, queue_events, csv_columns)
+        return (_frame(columns, backend) for columns in chunks)
+    merged: dict[str, list[Any]] = {name: [] for name in TRACE_COLUMNS}
+    for columns in _chunks(path, format, 1 << 16, max_bad_lines, queue_events, csv_columns):
+        for name in TRACE_COLUMNS:
+            merged[name].extend(columns[name])
+    return _frame(merged, backend)

@@ -1,5 +1,8 @@
 """Type stubs of the native module built from crates/flashlane-py."""
 
+from collections.abc import Iterator
+from typing import Any
+
 def run_json(
     preset: str | None,
     config: str | None,
@@ -20,3 +23,23 @@ def presets() -> list[tuple[str, str]]:
 
 def version() -> str:
     """Version of the simulator core."""
+
+class TraceChunks(Iterator[dict[str, list[Any]]]):
+    """Records of a trace in chunks of columns (time_ns, device, stream, offset_bytes,
+    size_bytes, op)."""
+
+    @property
+    def format(self) -> str: ...
+    @property
+    def bad_lines(self) -> int: ...
+    def __next__(self) -> dict[str, list[Any]]: ...
+
+def open_trace(
+    path: str,
+    format: str | None,
+    max_bad_lines: int,
+    queue_events: bool,
+    csv_columns: str | None,
+    chunk_rows: int,
+) -> TraceChunks:
+    """Open a trace with the simulator's reader; ValueError names file, line and text."""

@@ -927,7 +927,8 @@ impl Simulation {
                         LatencyByOp {
                             read: self.latency[0].stats(),
                             write: self.latency[1].stats(),
-                            all: LatencyRecorder::merged(&self.latency[0], &self.latency[1]).stats(),
+                            all: LatencyRecorder::merged(&self.latency[0], &self.latency[1])
+                                .stats(),
                         }
                     };
                     (counts.clone(), latency)

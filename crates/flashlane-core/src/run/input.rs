@@ -231,7 +231,11 @@ impl Inputs {
             return Ok(None);
         };
         self.refill(i)?;
-        record.time_ns = if self.time_scale == 1.0 { t } else { (t as f64 * self.time_scale).round() as u64 };
+        record.time_ns = if self.time_scale == 1.0 {
+            t
+        } else {
+            (t as f64 * self.time_scale).round() as u64
+        };
         self.place(i, &mut record)?;
         if self.sources.len() > 1 {
             // In a mix each trace is one application: its own stream for per-stream schedulers.

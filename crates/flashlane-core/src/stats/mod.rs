@@ -49,8 +49,14 @@ impl LatencyRecorder {
     pub fn merged(a: &Self, b: &Self) -> Self {
         let mut histogram = a.histogram.clone();
         // Same bounds and precision on both sides: adding cannot fail.
-        histogram.add(&b.histogram).expect("histograms with identical bounds");
-        LatencyRecorder { histogram, sum_ns: a.sum_ns + b.sum_ns, max_ns: a.max_ns.max(b.max_ns) }
+        histogram
+            .add(&b.histogram)
+            .expect("histograms with identical bounds");
+        LatencyRecorder {
+            histogram,
+            sum_ns: a.sum_ns + b.sum_ns,
+            max_ns: a.max_ns.max(b.max_ns),
+        }
     }
 
     pub fn stats(&self) -> LatencyStats {
