@@ -6,6 +6,7 @@ use clap::Args;
 use flashlane_core::config::{parse_override, Config};
 use flashlane_core::run::{AddressPolicy, Replay, TraceInput};
 use flashlane_core::trace::{BlockEvent, GenericCsvSpec, TraceFormat};
+use flashlane_core::workload::{self, ArrivalSpec, SyntheticSpec};
 use flashlane_core::{Error, RunSpec};
 
 #[derive(Args, Debug, Clone)]
@@ -40,10 +41,16 @@ impl DeviceArgs {
 
 #[derive(Args, Debug, Clone)]
 pub struct WorkloadArgs {
-    /// Block trace to replay (plain, gzip or zstd). Repeat to mix traces, each in its own
-    /// equal share of the logical space.
-    #[arg(long, required = true)]
+    /// Block trace to replay (plain, gzip or zstd). Repeat (or add --profile/--synthetic) to
+    /// mix workloads, each in its own equal share of the logical space.
+    #[arg(long, required_unless_present_any = ["profile", "synthetic"])]
     pub trace: Vec<PathBuf>,
+    /// A named synthetic stand-in generated on the fly (`flashlane gen --list`).
+    #[arg(long, value_name = "NAME")]
+    pub profile: Vec<String>,
+    /// A synthetic workload spec (TOML, docs/workloads.md) generated on the fly.
+    #[arg(long, value_name = "SPEC")]
+    pub synthetic: Vec<PathBuf>,
     /// Trace layout (one for all traces, or one per --trace); detected from content if omitted.
     #[arg(long)]
     pub format: Vec<String>,
@@ -122,7 +129,7 @@ impl WorkloadArgs {
             ),
             None => None,
         };
-        let traces = self
+        let mut traces: Vec<TraceInput> = self
             .trace
             .iter()
             .enumerate()
@@ -138,10 +145,33 @@ impl WorkloadArgs {
                 input
             })
             .collect();
-        let replay = match (self.closed_loop, self.afap) {
-            (Some(outstanding), _) => Replay::ClosedLoop { outstanding },
-            (None, true) => Replay::AsFastAsPossible,
-            (None, false) => Replay::OpenLoop {
+        let mut synthetic: Vec<(String, SyntheticSpec)> = Vec::new();
+        for name in &self.profile {
+            let profile = workload::profile(name).ok_or_else(|| {
+                Error::Config(format!(
+                    "--profile {name}: unknown profile; `flashlane gen --list` lists them"
+                ))
+            })?;
+            synthetic.push((format!("profile {}", profile.name), profile.spec));
+        }
+        for path in &self.synthetic {
+            synthetic.push((path.display().to_string(), SyntheticSpec::from_file(path)?));
+        }
+        // A closed-loop spec asks for closed-loop replay at its depth unless the user chose.
+        let spec_depth = synthetic.iter().find_map(|(_, spec)| match spec.arrival {
+            ArrivalSpec::ClosedLoop { queue_depth } => Some(queue_depth),
+            _ => None,
+        });
+        for (name, spec) in synthetic {
+            let mut input = TraceInput::synthetic(name, spec);
+            input.device = self.device;
+            traces.push(input);
+        }
+        let replay = match (self.closed_loop, self.afap, spec_depth) {
+            (Some(outstanding), _, _) => Replay::ClosedLoop { outstanding },
+            (None, true, _) => Replay::AsFastAsPossible,
+            (None, false, Some(outstanding)) => Replay::ClosedLoop { outstanding },
+            (None, false, None) => Replay::OpenLoop {
                 time_scale: self.time_scale,
             },
         };

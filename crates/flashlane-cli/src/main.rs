@@ -57,6 +57,7 @@ struct RunArgs {
 }
 
 fn main() -> ExitCode {
+    restore_default_sigpipe();
     let cli = Cli::parse();
     match execute(cli) {
         Ok(()) => ExitCode::SUCCESS,
@@ -64,6 +65,16 @@ fn main() -> ExitCode {
             eprintln!("error: {e}");
             ExitCode::from(2)
         }
+    }
+}
+
+/// Rust ignores SIGPIPE, so printing into a closed pipe (`flashlane ... | head`) would be an
+/// error at every print; like other Unix tools, end quietly instead.
+fn restore_default_sigpipe() {
+    #[cfg(unix)]
+    // SAFETY: setting a signal disposition to its default at start-up, before any thread exists.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
 

@@ -65,6 +65,11 @@ pub fn render_text(s: &Summary) -> String {
         "  host scheduler {} | device scheduler {} | interconnect {} | seed {}",
         s.host_scheduler.name, s.device_scheduler, s.interconnect.name, s.seed
     );
+    for source in &s.sources {
+        if let Some(label) = &source.input.label {
+            let _ = writeln!(out, "  workload {}: {label}", source.input.path);
+        }
+    }
     let _ = writeln!(
         out,
         "requests: {} measured ({} reads, {} writes), {} warm-up, {} records read",

@@ -167,3 +167,60 @@ fn presets_lists_every_preset() {
         assert!(text.contains(name), "{text}");
     }
 }
+
+#[test]
+fn a_profile_runs_on_the_fly_and_is_labelled_as_a_stand_in() {
+    let json = temp("profile.json");
+    let out = flashlane()
+        .args([
+            "run",
+            "--preset",
+            "venice-perf",
+            "--profile",
+            "hm_0",
+            "--max-requests",
+            "5000",
+        ])
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("synthetic stand-in for hm_0"), "{text}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    std::fs::remove_file(&json).unwrap();
+    assert_eq!(v["requests"]["completed"], 5000);
+    assert_eq!(v["sources"][0]["format"], "synthetic");
+    assert!(v["sources"][0]["label"]
+        .as_str()
+        .unwrap()
+        .starts_with("synthetic stand-in for hm_0"));
+}
+
+#[test]
+fn output_into_a_closed_pipe_is_not_a_panic() {
+    use std::io::Read;
+    use std::process::Stdio;
+    let mut child = flashlane()
+        .args(["gen", "--list"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take()); // the reader goes away at once, like `| head -0`
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    child.wait().unwrap();
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}

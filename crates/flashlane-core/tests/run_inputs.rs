@@ -122,3 +122,36 @@ fn every_bundled_trace_runs_on_the_mqsim_preset() {
         assert_eq!(summary.requests.completed, requests, "{name}");
     }
 }
+
+#[test]
+fn a_synthetic_workload_runs_without_a_file_and_mixes_with_a_trace() {
+    let profile = flashlane_core::workload::profile("hm_0").unwrap();
+    let mut spec = profile.spec.clone();
+    spec.requests = 3000;
+    let mut s = spec_for_synthetic(spec.clone());
+    let summary = flashlane_core::run(&s).unwrap();
+    assert_eq!(summary.requests.completed, 3000);
+    assert_eq!(summary.sources[0].input.format, "synthetic");
+    assert_eq!(
+        summary.sources[0].input.label.as_deref(),
+        Some(spec.label.as_str())
+    );
+    // Same spec and seed, same result.
+    let again = flashlane_core::run(&s).unwrap();
+    assert_eq!(summary.latency_us, again.latency_us);
+    // Beside a real trace, each in its own share of the space.
+    s.traces.insert(
+        0,
+        TraceInput::new(trace_path("tpcc-small.mqsim"), Some(TraceFormat::Mqsim)),
+    );
+    s.addresses = AddressPolicy::Remap;
+    let mixed = flashlane_core::run(&s).unwrap();
+    assert_eq!(mixed.sources[0].requests.completed, 6999);
+    assert_eq!(mixed.sources[1].requests.completed, 3000);
+}
+
+fn spec_for_synthetic(spec: flashlane_core::workload::SyntheticSpec) -> flashlane_core::RunSpec {
+    let mut s = flashlane_core::RunSpec::new(preset("venice-perf", &[]), "unused", None);
+    s.traces = vec![TraceInput::synthetic("profile hm_0", spec)];
+    s
+}

@@ -6,17 +6,21 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use crate::trace::{self, ReaderOptions, TraceFormat, TraceReader, TraceRecord};
+use crate::workload::{SyntheticReader, SyntheticSpec};
 use crate::Error;
 
-/// One trace to replay.
+/// One trace to replay: a file, or a synthetic workload generated on the fly.
 #[derive(Debug, Clone)]
 pub struct TraceInput {
+    /// The trace file; for a synthetic workload, the name it is reported under.
     pub path: PathBuf,
     /// Layout; `None` = detect from content.
     pub format: Option<TraceFormat>,
     pub options: ReaderOptions,
     /// Keep only records of this device / disk number (`None` = all).
     pub device: Option<u32>,
+    /// Generate the records from this spec instead of reading `path`.
+    pub synthetic: Option<SyntheticSpec>,
 }
 
 impl TraceInput {
@@ -26,15 +30,69 @@ impl TraceInput {
             format,
             options: ReaderOptions::default(),
             device: None,
+            synthetic: None,
         }
     }
 
-    pub(crate) fn open(&self) -> Result<(TraceFormat, Box<dyn TraceReader>), Error> {
+    /// A synthetic workload reported under `name` (its records are generated, not read).
+    pub fn synthetic(name: impl Into<PathBuf>, spec: SyntheticSpec) -> Self {
+        TraceInput {
+            synthetic: Some(spec),
+            ..TraceInput::new(name, None)
+        }
+    }
+
+    pub(crate) fn open(&self) -> Result<RecordStream, Error> {
+        if let Some(spec) = &self.synthetic {
+            return Ok(RecordStream::Synthetic(Box::new(SyntheticReader::new(
+                spec,
+            )?)));
+        }
         let format = match self.format {
             Some(f) => f,
             None => trace::detect(&self.path)?,
         };
-        Ok((format, trace::open_with(&self.path, format, &self.options)?))
+        Ok(RecordStream::Trace(
+            format,
+            trace::open_with(&self.path, format, &self.options)?,
+        ))
+    }
+}
+
+/// Where a source's records come from.
+pub(crate) enum RecordStream {
+    Trace(TraceFormat, Box<dyn TraceReader>),
+    Synthetic(Box<SyntheticReader>),
+}
+
+impl RecordStream {
+    fn next_record(&mut self) -> Result<Option<TraceRecord>, Error> {
+        Ok(match self {
+            RecordStream::Trace(_, reader) => reader.next_record()?,
+            RecordStream::Synthetic(reader) => reader.next_record()?,
+        })
+    }
+
+    fn format_name(&self) -> &'static str {
+        match self {
+            RecordStream::Trace(format, _) => format.name(),
+            RecordStream::Synthetic(_) => "synthetic",
+        }
+    }
+
+    fn label(&self) -> Option<String> {
+        match self {
+            RecordStream::Trace(..) => None,
+            RecordStream::Synthetic(reader) => Some(reader.label().to_string()),
+        }
+    }
+
+    /// (bad lines, skipped events, clamped back-steps) of a trace reader.
+    fn reader_counters(&self) -> (u64, u64, u64) {
+        match self {
+            RecordStream::Trace(_, r) => (r.bad_lines(), r.skipped_events(), r.clamped_backsteps()),
+            RecordStream::Synthetic(_) => (0, 0, 0),
+        }
     }
 }
 
@@ -85,7 +143,11 @@ pub struct Arrival {
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]
 pub struct SourceReport {
     pub path: String,
+    /// Layout read, or `synthetic`.
     pub format: String,
+    /// For a synthetic workload, what it stands for (e.g. "synthetic stand-in for hm_0 ...").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
     /// First byte of this trace's share of the logical space.
     pub address_base_bytes: u64,
     /// Bytes of logical space this trace may use.
@@ -106,8 +168,7 @@ pub struct SourceReport {
 
 struct Source {
     input: TraceInput,
-    reader: Box<dyn TraceReader>,
-    format: TraceFormat,
+    reader: RecordStream,
     base_ns: Option<u64>,
     lookahead: Option<TraceRecord>,
     address_base: u64,
@@ -141,14 +202,15 @@ impl Inputs {
         let share = capacity_bytes / traces.len() as u64 / page_bytes * page_bytes;
         let mut sources = Vec::with_capacity(traces.len());
         for (i, input) in traces.iter().enumerate() {
-            let (format, reader) = input.open()?;
+            let reader = input.open()?;
             let remap_pages = match policy {
                 AddressPolicy::Remap => Some(distinct_pages(input, page_bytes)?),
                 _ => None,
             };
             let report = SourceReport {
                 path: input.path.display().to_string(),
-                format: format.name().to_string(),
+                format: reader.format_name().to_string(),
+                label: reader.label(),
                 address_base_bytes: share * i as u64,
                 address_span_bytes: share,
                 ..SourceReport::default()
@@ -156,7 +218,6 @@ impl Inputs {
             sources.push(Source {
                 input: input.clone(),
                 reader,
-                format,
                 base_ns: None,
                 lookahead: None,
                 address_base: share * i as u64,
@@ -181,19 +242,12 @@ impl Inputs {
         Ok(inputs)
     }
 
-    /// Layout of the first trace.
-    pub fn primary_format(&self) -> TraceFormat {
-        self.sources[0].format
-    }
-
     pub fn reports(&self) -> Vec<SourceReport> {
         self.sources
             .iter()
             .map(|s| {
                 let mut r = s.report.clone();
-                r.bad_lines = s.reader.bad_lines();
-                r.skipped_events = s.reader.skipped_events();
-                r.clamped_backsteps = s.reader.clamped_backsteps();
+                (r.bad_lines, r.skipped_events, r.clamped_backsteps) = s.reader.reader_counters();
                 r
             })
             .collect()
@@ -300,7 +354,7 @@ impl Inputs {
 
 /// Sorted distinct page numbers a trace touches (the remap pre-pass).
 fn distinct_pages(input: &TraceInput, page_bytes: u64) -> Result<Vec<u64>, Error> {
-    let (_, mut reader) = input.open()?;
+    let mut reader = input.open()?;
     let mut pages = Vec::new();
     // Deduplicate whenever the buffer doubles, so memory stays near twice the footprint.
     let mut limit = 1usize << 20;
