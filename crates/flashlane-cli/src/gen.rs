@@ -1,6 +1,5 @@
 //! `flashlane gen`: write a synthetic trace from a named profile or a spec file.
 
-use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use clap::Args;
@@ -78,12 +77,12 @@ pub fn run(args: GenArgs) -> Result<(), Error> {
         other => other,
     })?;
     let spec_text = spec.to_toml()?;
-    let written = write_atomically(&out, |file| {
+    let written = crate::output::write_atomically(&out, |file| {
         let mut next = || reader.next_record();
         workload::write_trace(&mut next, file, format).map_err(|e| e.to_string())
     })?;
     let spec_path = sidecar_path(&out);
-    write_atomically(&spec_path, |file| {
+    crate::output::write_atomically(&spec_path, |file| {
         file.write_all(spec_text.as_bytes())
             .map_err(|e| e.to_string())
     })?;
@@ -102,37 +101,4 @@ fn sidecar_path(out: &Path) -> PathBuf {
     let mut name = out.as_os_str().to_owned();
     name.push(".spec.toml");
     PathBuf::from(name)
-}
-
-/// Write `path` through a temporary file in the same directory, renamed into place only when
-/// `fill` and the flush succeed: an error never leaves a half-written file.
-fn write_atomically<T>(
-    path: &Path,
-    fill: impl FnOnce(&mut dyn Write) -> Result<T, String>,
-) -> Result<T, Error> {
-    let fail = |message: String| Error::Output {
-        path: path.display().to_string(),
-        message,
-    };
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let file_name = path
-        .file_name()
-        .ok_or_else(|| fail("not a file path".into()))?;
-    let temp = dir.join(format!(".{}.tmp", file_name.to_string_lossy()));
-    let result = (|| -> Result<T, String> {
-        let file = std::fs::File::create(&temp).map_err(|e| e.to_string())?;
-        let mut writer = BufWriter::with_capacity(1 << 16, file);
-        let value = fill(&mut writer)?;
-        let file = writer.into_inner().map_err(|e| e.error().to_string())?;
-        file.sync_all().map_err(|e| e.to_string())?;
-        std::fs::rename(&temp, path).map_err(|e| e.to_string())?;
-        Ok(value)
-    })();
-    result.map_err(|e| {
-        let _ = std::fs::remove_file(&temp);
-        fail(e)
-    })
 }

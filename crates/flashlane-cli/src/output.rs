@@ -1,7 +1,7 @@
 //! Human-readable summary and JSON output files.
 
 use std::fmt::Write as _;
-use std::io::Write as _;
+use std::io::{BufWriter, Write};
 use std::path::Path;
 
 use flashlane_core::stats::{LatencyStats, Summary};
@@ -17,12 +17,22 @@ pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<(), Err
     write_atomic(path, text.as_bytes())
 }
 
-/// Write `bytes` to `path` through a temporary file renamed into place, so an error never
-/// leaves a half-written file.
+/// Write `bytes` to `path` atomically (see [`write_atomically`]).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
-    let fail = |e: String| Error::Output {
+    write_atomically(path, |file| {
+        file.write_all(bytes).map_err(|e| e.to_string())
+    })
+}
+
+/// Write `path` through a temporary file in the same directory, renamed into place only when
+/// `fill` and the flush succeed: an error never leaves a half-written file.
+pub fn write_atomically<T>(
+    path: &Path,
+    fill: impl FnOnce(&mut dyn Write) -> Result<T, String>,
+) -> Result<T, Error> {
+    let fail = |message: String| Error::Output {
         path: path.display().to_string(),
-        message: e,
+        message,
     };
     let dir = path
         .parent()
@@ -32,17 +42,19 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
         .file_name()
         .ok_or_else(|| fail("not a file path".into()))?;
     let temp = dir.join(format!(".{}.tmp", file_name.to_string_lossy()));
-    let result = (|| -> std::io::Result<()> {
-        let mut file = std::fs::File::create(&temp)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        std::fs::rename(&temp, path)
+    let result = (|| -> Result<T, String> {
+        let file = std::fs::File::create(&temp).map_err(|e| e.to_string())?;
+        let mut writer = BufWriter::with_capacity(1 << 16, file);
+        let value = fill(&mut writer)?;
+        let file = writer.into_inner().map_err(|e| e.error().to_string())?;
+        file.sync_all().map_err(|e| e.to_string())?;
+        std::fs::rename(&temp, path).map_err(|e| e.to_string())?;
+        Ok(value)
     })();
-    if let Err(e) = result {
+    result.map_err(|e| {
         let _ = std::fs::remove_file(&temp);
-        return Err(fail(e.to_string()));
-    }
-    Ok(())
+        fail(e)
+    })
 }
 
 fn latency_row(out: &mut String, name: &str, l: &LatencyStats) {

@@ -16,6 +16,21 @@ use crate::stats::{
 use crate::trace::Op;
 use crate::Error;
 
+/// The host scheduler's view of the device. A macro, not a method: the view borrows fields
+/// of the simulation while its host scheduler (another field) is borrowed mutably.
+macro_rules! host_view {
+    ($sim:ident, $now:expr) => {
+        HostView {
+            now_ns: $now,
+            geometry: &$sim.geometry,
+            static_map: &$sim.static_map,
+            outstanding_per_chip: &$sim.outstanding_per_chip,
+            outstanding: $sim.outstanding_requests,
+            device_free_slots: $sim.device_queue_depth - $sim.outstanding_slots,
+        }
+    };
+}
+
 #[derive(Debug, Clone, Copy)]
 enum Event {
     /// The look-ahead trace record arrives at the host (never queued: see `next_arrival_ns`).
@@ -460,14 +475,7 @@ impl Simulation {
             source,
         };
         self.live_requests += 1;
-        let view = HostView {
-            now_ns: now,
-            geometry: &self.geometry,
-            static_map: &self.static_map,
-            outstanding_per_chip: &self.outstanding_per_chip,
-            outstanding: self.outstanding_requests,
-            device_free_slots: self.device_queue_depth - self.outstanding_slots,
-        };
+        let view = host_view!(self, now);
         self.host.push(host, &view);
         Ok(())
     }
@@ -488,14 +496,7 @@ impl Simulation {
                 break;
             }
             self.pop_buffer.clear();
-            let view = HostView {
-                now_ns: now,
-                geometry: &self.geometry,
-                static_map: &self.static_map,
-                outstanding_per_chip: &self.outstanding_per_chip,
-                outstanding: self.outstanding_requests,
-                device_free_slots: self.device_queue_depth - self.outstanding_slots,
-            };
+            let view = host_view!(self, now);
             self.host.pop(&view, &mut self.pop_buffer);
             if self.pop_buffer.is_empty() {
                 break;
@@ -794,14 +795,7 @@ impl Simulation {
             self.outstanding_slots -= 1;
             self.free_slots.push(request.slot);
         }
-        let view = HostView {
-            now_ns: now,
-            geometry: &self.geometry,
-            static_map: &self.static_map,
-            outstanding_per_chip: &self.outstanding_per_chip,
-            outstanding: self.outstanding_requests,
-            device_free_slots: self.device_queue_depth - self.outstanding_slots,
-        };
+        let view = host_view!(self, now);
         self.host.complete(&host, &view);
         self.free_requests.push(id);
     }
