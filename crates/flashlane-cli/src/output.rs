@@ -113,9 +113,10 @@ pub fn render_text(s: &Summary) -> String {
     );
     let _ = writeln!(
         out,
-        "chips: {} , utilization {:.1} %",
+        "chips: {}, utilization {:.1} % ({:.1} % while any chip was busy)",
         s.chips.count,
-        s.chips.utilization * 100.0
+        s.chips.utilization * 100.0,
+        s.chips.active_utilization * 100.0
     );
     let _ = writeln!(
         out,
