@@ -106,7 +106,8 @@ pub struct Summary {
     /// Where measured requests spent their time, mean microseconds.
     pub time_split_us: TimeSplit,
     pub throughput: Throughput,
-    /// Measured window: arrival of the first measured request to the last completion, ns.
+    /// Measured window: arrival of the first measured request to the end of the last flash
+    /// operation (host or GC), ns.
     pub sim_time_ns: u64,
     pub chips: ChipStats,
     pub conflicts: ConflictStats,
