@@ -160,6 +160,7 @@ pub struct Simulation {
     window_start_ns: u64,
     ftl_at_window_start: FtlCounters,
     last_completion_ns: u64,
+    last_flash_end_ns: u64,
     latency: [LatencyRecorder; 2],
     /// Per trace of a mix: counts and latency by read, write, all.
     per_source: Vec<(RequestCounts, [LatencyRecorder; 2])>,
@@ -241,6 +242,7 @@ impl Simulation {
             window_start_ns: u64::MAX,
             ftl_at_window_start: FtlCounters::default(),
             last_completion_ns: 0,
+            last_flash_end_ns: 0,
             latency: [LatencyRecorder::default(), LatencyRecorder::default()],
             per_source: vec![(RequestCounts::default(), Default::default()); sources],
             host_wait_sum_ns: 0,
@@ -726,6 +728,7 @@ impl Simulation {
 
     /// The die's transaction finished. Sets `dispatch_pending` when a request completed.
     fn on_done(&mut self, now: u64, die: u32) {
+        self.last_flash_end_ns = now;
         let txn = self.die_txn[die as usize];
         self.die_busy[die as usize] = false;
         let chip = txn.chip as usize;
@@ -802,7 +805,8 @@ impl Simulation {
 
     /// Gather the results.
     pub fn results(&self) -> SimResults {
-        let end = self.events.now_ns().max(self.last_completion_ns);
+        // Not the last event: a host-scheduler timer may fire after the last flash operation.
+        let end = self.last_flash_end_ns.max(self.last_completion_ns);
         let start = if self.window_start_ns == u64::MAX {
             end
         } else {
