@@ -63,8 +63,8 @@ step cargo-test cargo test "${locked[@]}" --workspace --exclude flashlane-py
 step cli-release cargo build "${locked[@]}" --release -p flashlane-cli
 step pip-install python -m pip install --disable-pip-version-check --no-build-isolation \
     --no-deps --force-reinstall "$repo"
-step ruff-check ruff check python tests/python
-step ruff-format ruff format --check python tests/python
+step ruff-check ruff check python tests/python scripts
+step ruff-format ruff format --check python tests/python scripts
 step pytest python -m pytest
 
 echo

@@ -109,7 +109,10 @@ def test_every_trace_request_completes(tpcc: dict[str, Any]) -> None:
         ({}, []),
         (
             {
-                "overrides": {"ftl.overprovisioning_fraction": 0.2, "host.queue_length": 16},
+                "overrides": {
+                    "ftl.overprovisioning_fraction": 0.2,
+                    "host.queue_length_requests": 16,
+                },
                 "warmup_requests": 500,
                 "max_requests": 4000,
                 "seed": 7,
@@ -119,7 +122,7 @@ def test_every_trace_request_completes(tpcc: dict[str, Any]) -> None:
                 "--set",
                 "ftl.overprovisioning_fraction=0.2",
                 "--set",
-                "host.queue_length=16",
+                "host.queue_length_requests=16",
                 "--warmup-requests",
                 "500",
                 "--max-requests",
@@ -160,7 +163,7 @@ def test_overrides_change_the_resolved_config(tpcc: dict[str, Any]) -> None:
         TPCC,
         {
             "ftl.overprovisioning_fraction": 0.25,
-            "host.queue_length": 8,
+            "host.queue_length_requests": 8,
             "precondition.write_trace_footprint": False,
             "timing.page_read_ns": "60000",
         },
@@ -171,8 +174,8 @@ def test_overrides_change_the_resolved_config(tpcc: dict[str, Any]) -> None:
     config = summary["config"]
     assert base["ftl"]["overprovisioning_fraction"] != 0.25
     assert config["ftl"]["overprovisioning_fraction"] == 0.25
-    assert base["host"]["queue_length"] != 8
-    assert config["host"]["queue_length"] == 8
+    assert base["host"]["queue_length_requests"] != 8
+    assert config["host"]["queue_length_requests"] == 8
     assert base["precondition"]["write_trace_footprint"] is True
     assert config["precondition"]["write_trace_footprint"] is False
     assert base["timing"]["page_read_ns"] != 60000

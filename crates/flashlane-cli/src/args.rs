@@ -159,7 +159,9 @@ impl WorkloadArgs {
         }
         // A closed-loop spec asks for closed-loop replay at its depth unless the user chose.
         let spec_depth = synthetic.iter().find_map(|(_, spec)| match spec.arrival {
-            ArrivalSpec::ClosedLoop { queue_depth } => Some(queue_depth),
+            ArrivalSpec::ClosedLoop {
+                queue_depth_requests,
+            } => Some(queue_depth_requests),
             _ => None,
         });
         for (name, spec) in synthetic {

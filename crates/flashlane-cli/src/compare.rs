@@ -36,7 +36,7 @@ pub struct SweepArgs {
     #[command(flatten)]
     workload: WorkloadArgs,
     /// Config key to sweep.
-    #[arg(long, default_value = "host.queue_length")]
+    #[arg(long, default_value = "host.queue_length_requests")]
     key: String,
     /// Values of the key.
     #[arg(

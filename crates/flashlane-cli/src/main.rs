@@ -32,7 +32,7 @@ enum Command {
     /// Run several host schedulers (or values of any config key) side by side on all cores and
     /// print a table normalized to the first.
     Compare(compare::CompareArgs),
-    /// Sweep one config key over values (e.g. host.queue_length 1..512) for one or more host
+    /// Sweep one config key over values (e.g. host.queue_length_requests 1..512) for one or more host
     /// schedulers.
     Sweep(compare::SweepArgs),
     /// List the bundled SSD presets.

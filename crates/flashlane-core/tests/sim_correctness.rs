@@ -117,8 +117,8 @@ proptest! {
         let host_queue = host_queue.to_string();
         let device_depth = device_depth.to_string();
         let mut extra = vec![
-            ("host.queue_length", host_queue.as_str()),
-            ("device.queue_depth", device_depth.as_str()),
+            ("host.queue_length_requests", host_queue.as_str()),
+            ("device.queue_depth_requests", device_depth.as_str()),
             ("precondition.fill_fraction", "0.5"),
         ];
         if in_order { extra.push(("device.scheduler.kind", "in_order")); }
@@ -233,7 +233,10 @@ fn waiting_for_room_in_the_host_queue_counts_in_latency() {
     let short = run(
         preset(
             "mqsim-default",
-            &[("host.queue_length", "1"), ("device.queue_depth", "4")],
+            &[
+                ("host.queue_length_requests", "1"),
+                ("device.queue_depth_requests", "4"),
+            ],
         ),
         "hq1",
         &burst,
@@ -241,7 +244,10 @@ fn waiting_for_room_in_the_host_queue_counts_in_latency() {
     let long = run(
         preset(
             "mqsim-default",
-            &[("host.queue_length", "512"), ("device.queue_depth", "4")],
+            &[
+                ("host.queue_length_requests", "512"),
+                ("device.queue_depth_requests", "4"),
+            ],
         ),
         "hq512",
         &burst,

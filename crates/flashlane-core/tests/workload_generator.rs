@@ -168,7 +168,9 @@ fn fixed_and_closed_loop_arrivals() {
         .iter()
         .enumerate()
         .all(|(i, x)| x.time_ns == i as u64 * 1234));
-    s.arrival = ArrivalSpec::ClosedLoop { queue_depth: 32 };
+    s.arrival = ArrivalSpec::ClosedLoop {
+        queue_depth_requests: 32,
+    };
     assert!(records(&s).iter().all(|x| x.time_ns == 0));
 }
 

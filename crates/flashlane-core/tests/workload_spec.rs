@@ -42,7 +42,7 @@ fn a_good_spec_parses_and_defaults_apply() {
     assert!(matches!(spec.address, AddressSpec::Mix { ref components } if components.len() == 2));
     assert_eq!(SyntheticReader::new(&spec).unwrap().count(), 1000);
     let hot_cold = SyntheticSpec::from_toml(
-        "requests = 1\nread_fraction = 1\n[arrival]\nkind = \"closed_loop\"\nqueue_depth = 8\n\
+        "requests = 1\nread_fraction = 1\n[arrival]\nkind = \"closed_loop\"\nqueue_depth_requests = 8\n\
          [size]\nkind = \"fixed\"\nbytes = 4096\n[address]\nkind = \"hot_cold\"\n\
          span_bytes = 1048576\nhot_fraction_of_span = 0.1\nhot_fraction_of_accesses = 0.9\n",
         "hc.toml",
@@ -105,8 +105,8 @@ fn bad_values_name_their_key() {
         ),
         (
             "kind = \"poisson\"\nmean_interarrival_ns = 20000",
-            "kind = \"closed_loop\"\nqueue_depth = 0",
-            "arrival.queue_depth",
+            "kind = \"closed_loop\"\nqueue_depth_requests = 0",
+            "arrival.queue_depth_requests",
         ),
         ("kind = \"poisson\"", "kind = \"bursty\"", "bursty"),
         ("min_bytes = 4096", "min_bytes = 131072", "size.min_bytes"),

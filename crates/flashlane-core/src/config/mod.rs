@@ -124,7 +124,7 @@ impl Default for PreconditionConfig {
 #[serde(deny_unknown_fields)]
 pub struct HostConfig {
     /// Requests the host scheduler queue holds; later arrivals wait in arrival order.
-    pub queue_length: u32,
+    pub queue_length_requests: u32,
     pub scheduler: HostSchedulerConfig,
 }
 
@@ -133,7 +133,7 @@ pub struct HostConfig {
 #[serde(deny_unknown_fields)]
 pub struct DeviceConfig {
     /// Requests the device accepts at once (NVMe submission-queue depth).
-    pub queue_depth: u32,
+    pub queue_depth_requests: u32,
     pub scheduler: DeviceSchedulerConfig,
 }
 
@@ -239,11 +239,11 @@ impl Config {
         if !(0.0..=1.0).contains(&p.fill_fraction) {
             return Err("precondition.fill_fraction must be in [0, 1]".into());
         }
-        if self.host.queue_length == 0 {
-            return Err("host.queue_length must be at least 1".into());
+        if self.host.queue_length_requests == 0 {
+            return Err("host.queue_length_requests must be at least 1".into());
         }
-        if self.device.queue_depth == 0 {
-            return Err("device.queue_depth must be at least 1".into());
+        if self.device.queue_depth_requests == 0 {
+            return Err("device.queue_depth_requests must be at least 1".into());
         }
         Ok(())
     }

@@ -71,8 +71,8 @@ pub enum ArrivalSpec {
     /// The same gap between every two records; the first record arrives at 0.
     Fixed { interarrival_ns: u64 },
     /// No arrival times: every record carries time 0, and a closed-loop replay keeps
-    /// `queue_depth` requests outstanding, issuing the next one when one completes.
-    ClosedLoop { queue_depth: u32 },
+    /// `queue_depth_requests` requests outstanding, issuing the next one when one completes.
+    ClosedLoop { queue_depth_requests: u32 },
 }
 
 /// How many bytes a request moves.
@@ -181,9 +181,11 @@ impl SyntheticSpec {
                 }
             }
             ArrivalSpec::Fixed { .. } => {}
-            ArrivalSpec::ClosedLoop { queue_depth } => {
-                if *queue_depth == 0 {
-                    return Err("arrival.queue_depth must be at least 1".into());
+            ArrivalSpec::ClosedLoop {
+                queue_depth_requests,
+            } => {
+                if *queue_depth_requests == 0 {
+                    return Err("arrival.queue_depth_requests must be at least 1".into());
                 }
             }
         }
