@@ -1,6 +1,7 @@
 //! Whole-run speed benchmark (not a test): generates its own trace, runs it, prints figures.
 //!
-//! `cargo run --release -p flashlane-core --example core_bench [-- REQUESTS]`
+//! `cargo run --release -p flashlane-core --example core_bench [-- REQUESTS [KEY=VALUE ...]]`
+//! (config overrides, e.g. `device.scheduler.kind=sos`)
 //!
 //! Trace: REQUESTS (default 1,000,000) random 4 KiB requests, 70 % reads, exponential
 //! inter-arrival times with a 20 us mean, uniformly over a 64 GiB span; preset mqsim-default.
@@ -45,8 +46,15 @@ fn main() {
     drop(out);
     let rss_before = peak_rss_mib();
 
+    let overrides: Vec<(String, String)> = std::env::args()
+        .skip(2)
+        .map(|a| match a.split_once('=') {
+            Some((k, v)) => (k.to_string(), v.to_string()),
+            None => panic!("override `{a}` is not KEY=VALUE"),
+        })
+        .collect();
     let spec = RunSpec::new(
-        Config::from_preset("mqsim-default", &[]).expect("preset"),
+        Config::from_preset("mqsim-default", &overrides).expect("preset"),
         path.clone(),
         Some(TraceFormat::Mqsim),
     );

@@ -2,7 +2,9 @@
 //! interconnect and flash timing together around the event queue.
 
 use crate::config::Config;
-use crate::device::{AnyDeviceScheduler, DeviceScheduler, Transaction, TxnKind, NO_REQUEST};
+use crate::device::{
+    AnyDeviceScheduler, DeviceContext, DeviceScheduler, Transaction, TxnKind, NO_LPN, NO_REQUEST,
+};
 use crate::engine::EventQueue;
 use crate::ftl::{Ftl, FtlCounters, GcOp};
 use crate::geometry::{Geometry, StaticMap};
@@ -10,8 +12,8 @@ use crate::host::{AnyHostScheduler, HostRequest, HostScheduler, HostView, Reques
 use crate::interconnect::{Acquire, AnyInterconnect, Grant, Interconnect, Transfer};
 use crate::run::{Arrival, Replay};
 use crate::stats::{
-    ChipStats, ConflictStats, FlashCounts, GcStats, LatencyByOp, LatencyRecorder, RequestCounts,
-    Throughput, TimeSplit,
+    ChipStats, ConflictStats, DeviceQueueRecorder, DeviceQueueStats, FlashCounts, GcStats,
+    LatencyByOp, LatencyRecorder, RequestCounts, Throughput, TimeSplit,
 };
 use crate::trace::Op;
 use crate::Error;
@@ -27,6 +29,19 @@ macro_rules! host_view {
             outstanding_per_chip: &$sim.outstanding_per_chip,
             outstanding: $sim.outstanding_requests,
             device_free_slots: $sim.device_queue_depth - $sim.outstanding_slots,
+        }
+    };
+}
+
+/// What the device scheduler may see and change (see [`DeviceContext`]). A macro for the same
+/// reason as `host_view!`.
+macro_rules! device_ctx {
+    ($sim:ident, $now:expr) => {
+        DeviceContext {
+            now_ns: $now,
+            die_busy: &$sim.die_busy,
+            ftl: &mut $sim.ftl,
+            cancelled: &mut $sim.cancelled,
         }
     };
 }
@@ -94,6 +109,7 @@ pub struct SimResults {
     pub waf: f64,
     pub events: u64,
     pub per_source: Vec<(RequestCounts, LatencyByOp)>,
+    pub device: DeviceQueueStats,
 }
 
 /// Sums for the mean waits of host page operations, by direction.
@@ -175,6 +191,9 @@ pub struct Simulation {
     pop_buffer: Vec<RequestId>,
     gc_buffer: Vec<GcOp>,
     touched_chips: Vec<u32>,
+    /// Writes the device scheduler cancelled (SOS write hits), to complete.
+    cancelled: Vec<Transaction>,
+    queue_recorder: DeviceQueueRecorder,
 }
 
 fn op_index(op: Op) -> usize {
@@ -197,6 +216,9 @@ impl Simulation {
             die: 0,
             bytes: 0,
             enqueued_ns: 0,
+            lpn: NO_LPN,
+            ppn: 0,
+            from_chip: 0,
         };
         Simulation {
             static_map: StaticMap::new(&g, config.static_order()),
@@ -255,6 +277,8 @@ impl Simulation {
             pop_buffer: Vec::with_capacity(8),
             gc_buffer: Vec::with_capacity(256),
             touched_chips: Vec::with_capacity(chips),
+            cancelled: Vec::with_capacity(8),
+            queue_recorder: DeviceQueueRecorder::new(chips),
             geometry: g,
         }
     }
@@ -380,6 +404,7 @@ impl Simulation {
     fn start_window(&mut self, now: u64) {
         self.window_start_ns = now;
         self.ftl_at_window_start = self.ftl.counters();
+        self.queue_recorder.start_window(now);
     }
 
     /// Turn the look-ahead record into a request in the host queue.
@@ -558,28 +583,43 @@ impl Simulation {
                     (TxnKind::Program, target)
                 }
             };
-            self.device.enqueue(Transaction {
-                kind,
-                request: id,
-                chip: target.chip,
-                die: target.die,
-                bytes,
-                enqueued_ns: now,
-            });
+            self.device.enqueue(
+                Transaction {
+                    kind,
+                    request: id,
+                    chip: target.chip,
+                    die: target.die,
+                    bytes,
+                    enqueued_ns: now,
+                    lpn: lpn as u32,
+                    ppn: target.ppn,
+                    from_chip: target.chip,
+                },
+                &mut device_ctx!(self, now),
+            );
+            self.queue_changed(now, target.chip);
+            self.finish_cancelled(now);
             self.touched_chips.push(target.chip);
             for g in 0..self.gc_buffer.len() {
                 let (kind, target) = match self.gc_buffer[g] {
                     GcOp::Copyback { target } => (TxnKind::Copyback, target),
                     GcOp::Erase { target } => (TxnKind::Erase, target),
                 };
-                self.device.enqueue(Transaction {
-                    kind,
-                    request: NO_REQUEST,
-                    chip: target.chip,
-                    die: target.die,
-                    bytes: 0,
-                    enqueued_ns: now,
-                });
+                self.device.enqueue(
+                    Transaction {
+                        kind,
+                        request: NO_REQUEST,
+                        chip: target.chip,
+                        die: target.die,
+                        bytes: 0,
+                        enqueued_ns: now,
+                        lpn: NO_LPN,
+                        ppn: target.ppn,
+                        from_chip: target.chip,
+                    },
+                    &mut device_ctx!(self, now),
+                );
+                self.queue_changed(now, target.chip);
                 self.touched_chips.push(target.chip);
             }
             self.gc_buffer.clear();
@@ -597,8 +637,34 @@ impl Simulation {
 
     /// Start every transaction the device scheduler lets go on `chip`.
     fn try_issue(&mut self, now: u64, chip: u32) {
-        while let Some(txn) = self.device.next(chip, &self.die_busy) {
+        while let Some(txn) = self.device.next(chip, &mut device_ctx!(self, now)) {
+            self.queue_changed(now, txn.from_chip);
+            if txn.from_chip != txn.chip {
+                self.queue_recorder.moved_write(now);
+            }
             self.start(now, txn);
+        }
+    }
+
+    /// Report `chip`'s queue length to the recorder after it may have changed.
+    #[inline]
+    fn queue_changed(&mut self, now: u64, chip: u32) {
+        let len = self.device.queued_per_chip()[chip as usize];
+        self.queue_recorder.queue_length(now, chip, len);
+    }
+
+    /// Complete the host page of every write the device scheduler cancelled (superseded while
+    /// queued: the newer write carries the data, so this page's part of its request is done).
+    fn finish_cancelled(&mut self, now: u64) {
+        while let Some(txn) = self.cancelled.pop() {
+            self.queue_changed(now, txn.chip);
+            self.queue_recorder.write_hit(now);
+            let request = &mut self.requests[txn.request as usize];
+            request.remaining_pages -= 1;
+            if request.remaining_pages == 0 {
+                self.complete(now, txn.request);
+                self.dispatch_pending = true;
+            }
         }
     }
 
@@ -839,6 +905,12 @@ impl Simulation {
             }
         };
         let completed = self.counts.completed;
+        let device = self.queue_recorder.stats(
+            end,
+            &self.chip_busy_total,
+            self.active_total_ns,
+            host_writes,
+        );
         let erase_counts = self.ftl.erase_counts();
         let (mut lo, mut hi) = (u32::MAX, 0);
         for c in erase_counts {
@@ -911,6 +983,7 @@ impl Simulation {
                 (host_writes + moved) as f64 / host_writes as f64
             },
             events: self.events.processed(),
+            device,
             per_source: self
                 .per_source
                 .iter()

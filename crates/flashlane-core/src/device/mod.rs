@@ -4,14 +4,21 @@
 
 mod in_order;
 mod out_of_order;
+mod sos;
 
 use serde::{Deserialize, Serialize};
 
+use crate::ftl::Ftl;
+
 pub use in_order::InOrder;
 pub use out_of_order::OutOfOrder;
+pub use sos::Sos;
 
 /// Marks a transaction that belongs to no host request (garbage collection).
 pub const NO_REQUEST: u32 = u32::MAX;
+
+/// Marks a transaction that carries no logical page (erase, garbage-collection copyback).
+pub const NO_LPN: u32 = u32::MAX;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TxnKind {
@@ -38,16 +45,38 @@ pub struct Transaction {
     pub bytes: u32,
     /// When it entered the device scheduler.
     pub enqueued_ns: u64,
+    /// Logical page a host read or program serves, or [`NO_LPN`].
+    pub lpn: u32,
+    /// Physical page read or programmed (an erase: the block's first page).
+    pub ppn: u32,
+    /// Chip whose queue it was enqueued on (differs from `chip` once SOS moved it).
+    pub from_chip: u32,
 }
 
-/// Contract: every enqueued transaction is returned exactly once by [`DeviceScheduler::next`],
-/// only when its die is idle. A scheduler may reorder transactions but never drops one.
+/// What a device scheduler may consult and change while it queues and picks transactions.
+pub struct DeviceContext<'a> {
+    pub now_ns: u64,
+    /// Busy state of every die (global die index).
+    pub die_busy: &'a [bool],
+    /// The FTL, for schedulers that remap queued writes (SOS).
+    pub ftl: &'a mut Ftl,
+    /// Queued transactions the scheduler dropped because a newer write of the same logical
+    /// page superseded them; the simulation completes their page of the host request.
+    pub cancelled: &'a mut Vec<Transaction>,
+}
+
+/// Contract: every enqueued transaction is returned exactly once, either by
+/// [`DeviceScheduler::next`] (only when its die is idle) or, for a host program superseded by a
+/// newer program of the same logical page, in `ctx.cancelled`. A scheduler may reorder
+/// transactions and may move a queued host program to another chip (remapping it through
+/// `ctx.ftl`, updating `chip`, `die` and `ppn`), but never moves a read, copyback or erase and
+/// never drops a transaction.
 pub trait DeviceScheduler {
-    fn enqueue(&mut self, txn: Transaction);
+    fn enqueue(&mut self, txn: Transaction, ctx: &mut DeviceContext<'_>);
     /// A die of `chip` became idle or a transaction for `chip` arrived: return a transaction
-    /// that may start now (its die is idle per `die_busy`), or `None`. Called repeatedly until
-    /// `None`.
-    fn next(&mut self, chip: u32, die_busy: &[bool]) -> Option<Transaction>;
+    /// that may start now (its die is idle per `ctx.die_busy`; it may belong to another chip),
+    /// or `None`. Called repeatedly until `None`.
+    fn next(&mut self, chip: u32, ctx: &mut DeviceContext<'_>) -> Option<Transaction>;
     /// Transactions queued (not yet started) for each chip.
     fn queued_per_chip(&self) -> &[u32];
 }
@@ -61,6 +90,13 @@ pub enum DeviceSchedulerConfig {
     InOrder {},
     /// HOS of the SOS paper: one FIFO queue per chip; any idle chip takes its own queue's head.
     OutOfOrder {},
+    /// SOS: HOS's per-chip queues plus the queue-size leveller (an idle chip with an empty
+    /// queue takes a queued host write from a longer queue, remapped) and the write-hit
+    /// manager (a queued host write superseded by a newer one is cancelled).
+    Sos {
+        queue_size_leveller: bool,
+        write_hit_manager: bool,
+    },
 }
 
 impl DeviceSchedulerConfig {
@@ -68,6 +104,7 @@ impl DeviceSchedulerConfig {
         match self {
             DeviceSchedulerConfig::InOrder {} => "in_order",
             DeviceSchedulerConfig::OutOfOrder {} => "out_of_order",
+            DeviceSchedulerConfig::Sos { .. } => "sos",
         }
     }
 
@@ -77,6 +114,10 @@ impl DeviceSchedulerConfig {
             DeviceSchedulerConfig::OutOfOrder {} => {
                 AnyDeviceScheduler::OutOfOrder(OutOfOrder::new(chips))
             }
+            DeviceSchedulerConfig::Sos {
+                queue_size_leveller,
+                write_hit_manager,
+            } => AnyDeviceScheduler::Sos(Sos::new(chips, *queue_size_leveller, *write_hit_manager)),
         }
     }
 }
@@ -85,25 +126,29 @@ impl DeviceSchedulerConfig {
 pub enum AnyDeviceScheduler {
     InOrder(InOrder),
     OutOfOrder(OutOfOrder),
+    Sos(Sos),
 }
 
 impl DeviceScheduler for AnyDeviceScheduler {
-    fn enqueue(&mut self, txn: Transaction) {
+    fn enqueue(&mut self, txn: Transaction, ctx: &mut DeviceContext<'_>) {
         match self {
-            AnyDeviceScheduler::InOrder(s) => s.enqueue(txn),
-            AnyDeviceScheduler::OutOfOrder(s) => s.enqueue(txn),
+            AnyDeviceScheduler::InOrder(s) => s.enqueue(txn, ctx),
+            AnyDeviceScheduler::OutOfOrder(s) => s.enqueue(txn, ctx),
+            AnyDeviceScheduler::Sos(s) => s.enqueue(txn, ctx),
         }
     }
-    fn next(&mut self, chip: u32, die_busy: &[bool]) -> Option<Transaction> {
+    fn next(&mut self, chip: u32, ctx: &mut DeviceContext<'_>) -> Option<Transaction> {
         match self {
-            AnyDeviceScheduler::InOrder(s) => s.next(chip, die_busy),
-            AnyDeviceScheduler::OutOfOrder(s) => s.next(chip, die_busy),
+            AnyDeviceScheduler::InOrder(s) => s.next(chip, ctx),
+            AnyDeviceScheduler::OutOfOrder(s) => s.next(chip, ctx),
+            AnyDeviceScheduler::Sos(s) => s.next(chip, ctx),
         }
     }
     fn queued_per_chip(&self) -> &[u32] {
         match self {
             AnyDeviceScheduler::InOrder(s) => s.queued_per_chip(),
             AnyDeviceScheduler::OutOfOrder(s) => s.queued_per_chip(),
+            AnyDeviceScheduler::Sos(s) => s.queued_per_chip(),
         }
     }
 }
