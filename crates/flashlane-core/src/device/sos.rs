@@ -240,6 +240,7 @@ mod tests {
             gc_threshold_fraction: 0.125,
             allocation: AllocationConfig::Static { order },
             host_visible_order: order,
+            mapping_cache_bytes: 0,
         };
         Ftl::new(&g, &config, StaticMap::new(&g, order), true)
     }
@@ -304,8 +305,8 @@ mod tests {
                 };
                 assert!(!die_busy[t.die as usize], "started on a busy die");
                 let duration = match t.kind {
-                    TxnKind::Read => READ_NS,
-                    TxnKind::Program | TxnKind::Copyback => PROGRAM_NS,
+                    TxnKind::Read | TxnKind::MappingRead => READ_NS,
+                    TxnKind::Program | TxnKind::Copyback | TxnKind::MappingProgram => PROGRAM_NS,
                     TxnKind::Erase => ERASE_NS,
                 };
                 die_busy[t.die as usize] = true;
