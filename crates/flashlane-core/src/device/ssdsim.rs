@@ -8,8 +8,8 @@
 //! `page.parameters` has `advanced command = 0`) the busy unit is the whole chip: a chip runs
 //! one operation at a time, on either of its dies.
 //!
-//! Here: one read queue and one queue for everything else (programs, GC copybacks, erases) per
-//! chip, both in arrival order. An idle chip (no die busy) starts the head of its read queue,
+//! Here: one read queue (host and mapping reads) and one queue for everything else (programs,
+//! mapping programs, GC copybacks, erases) per chip, both in arrival order. An idle chip (no die busy) starts the head of its read queue,
 //! or if that is empty the head of its other queue. The channel itself (one transfer at a time)
 //! is the interconnect's business; skipping busy chips is what per-chip queues give.
 
@@ -38,8 +38,11 @@ impl DeviceScheduler for Ssdsim {
     fn enqueue(&mut self, txn: Transaction) {
         self.queued[txn.chip as usize] += 1;
         let queues = match txn.kind {
-            TxnKind::Read => &mut self.reads,
-            TxnKind::Program | TxnKind::Copyback | TxnKind::Erase => &mut self.others,
+            // A mapping (translation page) read is a flash read like any other.
+            TxnKind::Read | TxnKind::MappingRead => &mut self.reads,
+            TxnKind::Program | TxnKind::MappingProgram | TxnKind::Copyback | TxnKind::Erase => {
+                &mut self.others
+            }
         };
         queues[txn.chip as usize].push_back(txn);
     }
