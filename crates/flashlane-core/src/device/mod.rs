@@ -5,6 +5,7 @@
 mod in_order;
 mod out_of_order;
 mod sos;
+mod ssdsim;
 
 use serde::{Deserialize, Serialize};
 
@@ -13,6 +14,7 @@ use crate::ftl::Ftl;
 pub use in_order::InOrder;
 pub use out_of_order::OutOfOrder;
 pub use sos::Sos;
+pub use ssdsim::Ssdsim;
 
 /// Marks a transaction that belongs to no host request (garbage collection).
 pub const NO_REQUEST: u32 = u32::MAX;
@@ -100,6 +102,31 @@ pub trait DeviceScheduler {
     fn queued_per_chip(&self) -> &[u32];
 }
 
+/// A tiny FTL for scheduler unit tests that never remap.
+#[cfg(test)]
+pub(crate) fn test_ftl() -> Ftl {
+    use crate::config::{AllocationConfig, FtlConfig};
+    use crate::geometry::{Geometry, Level, StaticMap};
+    let g = Geometry {
+        channels: 1,
+        chips_per_channel: 1,
+        dies_per_chip: 1,
+        planes_per_die: 1,
+        blocks_per_plane: 4,
+        pages_per_block: 4,
+        page_bytes: 4096,
+    };
+    let order = [Level::Channel, Level::Chip, Level::Die, Level::Plane];
+    let config = FtlConfig {
+        overprovisioning_fraction: 0.25,
+        gc_threshold_fraction: 0.25,
+        allocation: AllocationConfig::Static { order },
+        host_visible_order: order,
+        mapping_cache_bytes: 0,
+    };
+    Ftl::new(&g, &config, StaticMap::new(&g, order), false)
+}
+
 /// Device scheduler choice in a config (`[device.scheduler] kind = "out_of_order"`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
@@ -116,6 +143,9 @@ pub enum DeviceSchedulerConfig {
         queue_size_leveller: bool,
         write_hit_manager: bool,
     },
+    /// SSDsim's order (PIQ/VIOS platform): the whole chip is busy while any of its dies
+    /// works; an idle chip starts its oldest read, else its oldest program or GC operation.
+    Ssdsim {},
 }
 
 impl DeviceSchedulerConfig {
@@ -124,6 +154,7 @@ impl DeviceSchedulerConfig {
             DeviceSchedulerConfig::InOrder {} => "in_order",
             DeviceSchedulerConfig::OutOfOrder {} => "out_of_order",
             DeviceSchedulerConfig::Sos { .. } => "sos",
+            DeviceSchedulerConfig::Ssdsim {} => "ssdsim",
         }
     }
 
@@ -137,6 +168,7 @@ impl DeviceSchedulerConfig {
                 queue_size_leveller,
                 write_hit_manager,
             } => AnyDeviceScheduler::Sos(Sos::new(chips, *queue_size_leveller, *write_hit_manager)),
+            DeviceSchedulerConfig::Ssdsim {} => AnyDeviceScheduler::Ssdsim(Ssdsim::new(chips)),
         }
     }
 }
@@ -146,6 +178,7 @@ pub enum AnyDeviceScheduler {
     InOrder(InOrder),
     OutOfOrder(OutOfOrder),
     Sos(Sos),
+    Ssdsim(Ssdsim),
 }
 
 impl DeviceScheduler for AnyDeviceScheduler {
@@ -154,6 +187,7 @@ impl DeviceScheduler for AnyDeviceScheduler {
             AnyDeviceScheduler::InOrder(s) => s.enqueue(txn, ctx),
             AnyDeviceScheduler::OutOfOrder(s) => s.enqueue(txn, ctx),
             AnyDeviceScheduler::Sos(s) => s.enqueue(txn, ctx),
+            AnyDeviceScheduler::Ssdsim(s) => s.enqueue(txn, ctx),
         }
     }
     fn next(&mut self, chip: u32, ctx: &mut DeviceContext<'_>) -> Option<Transaction> {
@@ -161,6 +195,7 @@ impl DeviceScheduler for AnyDeviceScheduler {
             AnyDeviceScheduler::InOrder(s) => s.next(chip, ctx),
             AnyDeviceScheduler::OutOfOrder(s) => s.next(chip, ctx),
             AnyDeviceScheduler::Sos(s) => s.next(chip, ctx),
+            AnyDeviceScheduler::Ssdsim(s) => s.next(chip, ctx),
         }
     }
     fn queued_per_chip(&self) -> &[u32] {
@@ -168,6 +203,7 @@ impl DeviceScheduler for AnyDeviceScheduler {
             AnyDeviceScheduler::InOrder(s) => s.queued_per_chip(),
             AnyDeviceScheduler::OutOfOrder(s) => s.queued_per_chip(),
             AnyDeviceScheduler::Sos(s) => s.queued_per_chip(),
+            AnyDeviceScheduler::Ssdsim(s) => s.queued_per_chip(),
         }
     }
 }
