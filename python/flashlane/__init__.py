@@ -171,8 +171,8 @@ def read_trace(
         The trace (plain, gzip or zstd; a blktrace directory or per-CPU prefix).
     format
         Its layout (``"msr"``, ``"spc"``, ``"blkparse"``, ``"blktrace"``, ``"fio"``,
-        ``"mqsim"``, ``"ssdsim"``, ``"disksim"``, ``"generic-csv"``); ``None`` detects it and
-        raises ``ValueError`` if two layouts fit.
+        ``"mqsim"``, ``"ssdsim"``, ``"disksim"``, ``"diskmon"``, ``"generic-csv"``); ``None``
+        detects it and raises ``ValueError`` if two layouts fit.
     backend
         ``"polars"`` (a ``polars.DataFrame``), ``"pandas"`` (a ``pandas.DataFrame``) or
         ``"dict"`` (a dict of equal-length lists). polars or pandas must be installed for

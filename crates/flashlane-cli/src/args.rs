@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::Args;
 use flashlane_core::config::{parse_override, Config};
 use flashlane_core::run::{AddressPolicy, Replay, TraceInput};
-use flashlane_core::trace::{BlockEvent, GenericCsvSpec, TraceFormat};
+use flashlane_core::trace::{BlockEvent, GenericCsvSpec, ReaderOptions, TraceFormat};
 use flashlane_core::workload::{self, ArrivalSpec, SyntheticSpec};
 use flashlane_core::{Error, RunSpec};
 
@@ -39,18 +39,11 @@ impl DeviceArgs {
     }
 }
 
+/// How to read a trace: the options every command that reads one (`run`, `compare`, `sweep`,
+/// `trace stats`, `trace convert`) takes, defined once here.
 #[derive(Args, Debug, Clone)]
-pub struct WorkloadArgs {
-    /// Block trace to replay (plain, gzip or zstd). Repeat (or add --profile/--synthetic) to
-    /// mix workloads, each in its own equal share of the logical space.
-    #[arg(long, required_unless_present_any = ["profile", "synthetic"])]
-    pub trace: Vec<PathBuf>,
-    /// A named synthetic stand-in generated on the fly (`flashlane gen --list`).
-    #[arg(long, value_name = "NAME")]
-    pub profile: Vec<String>,
-    /// A synthetic workload spec (TOML, docs/workloads.md) generated on the fly.
-    #[arg(long, value_name = "SPEC")]
-    pub synthetic: Vec<PathBuf>,
+#[command(next_help_heading = "Trace reading")]
+pub struct TraceReadArgs {
     /// Trace layout (one for all traces, or one per --trace); detected from content if omitted.
     #[arg(long)]
     pub format: Vec<String>,
@@ -66,6 +59,50 @@ pub struct WorkloadArgs {
     /// Keep only requests of this device / disk number.
     #[arg(long)]
     pub device: Option<u32>,
+}
+
+impl TraceReadArgs {
+    /// The layouts named by `--format`, checked.
+    pub fn formats(&self) -> Result<Vec<TraceFormat>, Error> {
+        self.format.iter().map(|f| parse_format(f)).collect()
+    }
+
+    /// Reader settings from `--max-bad-lines`, `--queue-events` and `--csv-columns`.
+    pub fn reader_options(&self) -> Result<ReaderOptions, Error> {
+        let generic_csv = match &self.csv_columns {
+            Some(text) => Some(
+                text.parse::<GenericCsvSpec>()
+                    .map_err(|e| Error::Config(format!("--csv-columns {text}: {e}")))?,
+            ),
+            None => None,
+        };
+        Ok(ReaderOptions {
+            max_bad_lines: self.max_bad_lines,
+            block_event: if self.queue_events {
+                BlockEvent::Queue
+            } else {
+                BlockEvent::Issue
+            },
+            generic_csv,
+            ..ReaderOptions::default()
+        })
+    }
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct WorkloadArgs {
+    /// Block trace to replay (plain, gzip or zstd). Repeat (or add --profile/--synthetic) to
+    /// mix workloads, each in its own equal share of the logical space.
+    #[arg(long, required_unless_present_any = ["profile", "synthetic"])]
+    pub trace: Vec<PathBuf>,
+    /// A named synthetic stand-in generated on the fly (`flashlane gen --list`).
+    #[arg(long, value_name = "NAME")]
+    pub profile: Vec<String>,
+    /// A synthetic workload spec (TOML, docs/workloads.md) generated on the fly.
+    #[arg(long, value_name = "SPEC")]
+    pub synthetic: Vec<PathBuf>,
+    #[command(flatten)]
+    pub reading: TraceReadArgs,
     /// Take addresses past the capacity modulo the capacity.
     #[arg(long, conflicts_with = "remap_addresses")]
     pub fold_addresses: bool,
@@ -110,11 +147,7 @@ fn parse_format(name: &str) -> Result<TraceFormat, Error> {
 
 impl WorkloadArgs {
     pub fn spec(&self, config: Config) -> Result<RunSpec, Error> {
-        let formats: Vec<TraceFormat> = self
-            .format
-            .iter()
-            .map(|f| parse_format(f))
-            .collect::<Result<_, _>>()?;
+        let formats = self.reading.formats()?;
         if formats.len() > 1 && formats.len() != self.trace.len() {
             return Err(Error::Config(format!(
                 "{} --format values for {} --trace files: give one for all or one per trace",
@@ -122,13 +155,7 @@ impl WorkloadArgs {
                 self.trace.len()
             )));
         }
-        let generic_csv = match &self.csv_columns {
-            Some(text) => Some(
-                text.parse::<GenericCsvSpec>()
-                    .map_err(|e| Error::Config(format!("--csv-columns {text}: {e}")))?,
-            ),
-            None => None,
-        };
+        let options = self.reading.reader_options()?;
         let mut traces: Vec<TraceInput> = self
             .trace
             .iter()
@@ -136,12 +163,8 @@ impl WorkloadArgs {
             .map(|(i, path)| {
                 let mut input =
                     TraceInput::new(path.clone(), formats.get(i).or(formats.first()).copied());
-                input.device = self.device;
-                input.options.max_bad_lines = self.max_bad_lines;
-                input.options.generic_csv = generic_csv.clone();
-                if self.queue_events {
-                    input.options.block_event = BlockEvent::Queue;
-                }
+                input.device = self.reading.device;
+                input.options = options.clone();
                 input
             })
             .collect();
@@ -166,7 +189,7 @@ impl WorkloadArgs {
         });
         for (name, spec) in synthetic {
             let mut input = TraceInput::synthetic(name, spec);
-            input.device = self.device;
+            input.device = self.reading.device;
             traces.push(input);
         }
         let replay = match (self.closed_loop, self.afap, spec_depth) {

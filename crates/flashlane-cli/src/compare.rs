@@ -144,6 +144,7 @@ fn execute(
     if jobs.is_empty() {
         return Err(Error::Config("nothing to compare".into()));
     }
+    crate::output::check_all_writable([output.csv.as_deref(), output.json.as_deref()])?;
     // Resolve every config first, so a bad key or value stops the run before any simulation.
     let specs = jobs
         .iter()

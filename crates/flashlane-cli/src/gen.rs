@@ -71,6 +71,7 @@ pub fn run(args: GenArgs) -> Result<(), Error> {
     let out = args
         .out
         .ok_or_else(|| Error::Config("give --out FILE".into()))?;
+    crate::output::check_all_writable([Some(out.as_path()), Some(sidecar_path(&out).as_path())])?;
     // Checks the overridden values too (e.g. --requests 0).
     let mut reader = SyntheticReader::new(&spec).map_err(|e| match e {
         Error::Config(m) => Error::Config(format!("workload spec: {m}")),

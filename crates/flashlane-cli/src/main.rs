@@ -110,6 +110,7 @@ fn execute(cli: Cli) -> Result<(), Error> {
 }
 
 fn run(args: RunArgs) -> Result<(), Error> {
+    output::check_all_writable([args.json.as_deref()])?;
     let spec = args.workload.spec(args.device.config(&[])?)?;
     let bar = indicatif::ProgressBar::new_spinner();
     bar.set_style(

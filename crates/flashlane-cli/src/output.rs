@@ -17,6 +17,50 @@ pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<(), Err
     write_atomic(path, text.as_bytes())
 }
 
+/// Fail now, before any simulation, if `path` cannot be written later: it names a directory,
+/// its directory is missing, or a file cannot be created there. Probes with the same temporary
+/// file [`write_atomically`] uses and removes it, so nothing is left behind.
+pub fn check_writable(path: &Path) -> Result<(), Error> {
+    let fail = |message: String| Error::Output {
+        path: path.display().to_string(),
+        message,
+    };
+    if path.is_dir() {
+        return Err(fail("is a directory, not a file path".into()));
+    }
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    if !dir.is_dir() {
+        return Err(fail(format!(
+            "cannot write: directory {} does not exist",
+            dir.display()
+        )));
+    }
+    let temp = temp_path(path).ok_or_else(|| fail("not a file path".into()))?;
+    std::fs::File::create(&temp).map_err(|e| fail(format!("cannot write: {e}")))?;
+    let _ = std::fs::remove_file(&temp);
+    Ok(())
+}
+
+/// Check every output path of a command (see [`check_writable`]); `None`s are skipped.
+pub fn check_all_writable<'a>(
+    paths: impl IntoIterator<Item = Option<&'a Path>>,
+) -> Result<(), Error> {
+    paths.into_iter().flatten().try_for_each(check_writable)
+}
+
+/// The temporary file `write_atomically` fills next to `path`.
+fn temp_path(path: &Path) -> Option<std::path::PathBuf> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let file_name = path.file_name()?;
+    Some(dir.join(format!(".{}.tmp", file_name.to_string_lossy())))
+}
+
 /// Write `bytes` to `path` atomically (see [`write_atomically`]).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     write_atomically(path, |file| {
@@ -34,14 +78,7 @@ pub fn write_atomically<T>(
         path: path.display().to_string(),
         message,
     };
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let file_name = path
-        .file_name()
-        .ok_or_else(|| fail("not a file path".into()))?;
-    let temp = dir.join(format!(".{}.tmp", file_name.to_string_lossy()));
+    let temp = temp_path(path).ok_or_else(|| fail("not a file path".into()))?;
     let result = (|| -> Result<T, String> {
         let file = std::fs::File::create(&temp).map_err(|e| e.to_string())?;
         let mut writer = BufWriter::with_capacity(1 << 16, file);

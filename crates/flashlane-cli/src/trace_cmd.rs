@@ -1,13 +1,14 @@
 //! `flashlane trace ...`: workload statistics and layout conversion of block traces.
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
 use flashlane_core::trace::writer::{convert, ConvertOptions, WRITABLE_FORMATS};
-use flashlane_core::trace::{self, ReaderOptions, TraceFormat, TraceReader, TraceStats};
+use flashlane_core::trace::{self, TraceError, TraceFormat, TraceReader, TraceRecord, TraceStats};
 use flashlane_core::Error;
 
+use crate::args::TraceReadArgs;
 use crate::output;
 
 #[derive(Args)]
@@ -29,12 +30,8 @@ struct InputArgs {
     /// Trace file (plain, gzip or zstd); for binary blktrace, the capture directory or the
     /// common prefix of its NAME.blktrace.N files.
     file: PathBuf,
-    /// Trace layout; detected from the content when omitted.
-    #[arg(long)]
-    format: Option<String>,
-    /// Skip (and count) up to N malformed lines instead of stopping at the first.
-    #[arg(long, default_value_t = 0)]
-    max_bad_lines: u64,
+    #[command(flatten)]
+    reading: TraceReadArgs,
 }
 
 #[derive(Args)]
@@ -79,28 +76,62 @@ fn format_names(formats: &[TraceFormat]) -> String {
         .join(", ")
 }
 
-fn parse_format(name: &str) -> Result<TraceFormat, Error> {
-    TraceFormat::from_name(name).ok_or_else(|| {
-        Error::Config(format!(
-            "unknown trace format `{name}`; known formats: {}",
-            format_names(TraceFormat::ALL)
-        ))
-    })
+/// A reader that passes on only the records of one device (`--device`).
+struct DeviceFilter {
+    inner: Box<dyn TraceReader>,
+    device: u32,
+}
+
+impl TraceReader for DeviceFilter {
+    fn next_record(&mut self) -> Result<Option<TraceRecord>, TraceError> {
+        while let Some(record) = self.inner.next_record()? {
+            if record.device == self.device {
+                return Ok(Some(record));
+            }
+        }
+        Ok(None)
+    }
+    fn format(&self) -> TraceFormat {
+        self.inner.format()
+    }
+    fn path(&self) -> &Path {
+        self.inner.path()
+    }
+    fn bad_lines(&self) -> u64 {
+        self.inner.bad_lines()
+    }
+    fn skipped_events(&self) -> u64 {
+        self.inner.skipped_events()
+    }
+    fn clamped_backsteps(&self) -> u64 {
+        self.inner.clamped_backsteps()
+    }
 }
 
 fn open_input(input: &InputArgs) -> Result<Box<dyn TraceReader>, Error> {
-    let format = match &input.format {
-        Some(name) => parse_format(name)?,
-        None => trace::detect(&input.file)?,
+    let format = match input.reading.formats()?.as_slice() {
+        [] => trace::detect(&input.file)?,
+        [one] => *one,
+        several => {
+            return Err(Error::Config(format!(
+                "{} --format values for one trace: give one",
+                several.len()
+            )))
+        }
     };
-    let options = ReaderOptions {
-        max_bad_lines: input.max_bad_lines,
-        ..ReaderOptions::default()
-    };
-    Ok(trace::open_with(&input.file, format, &options)?)
+    let options = input.reading.reader_options()?;
+    let reader = trace::open_with(&input.file, format, &options)?;
+    Ok(match input.reading.device {
+        Some(device) => Box::new(DeviceFilter {
+            inner: reader,
+            device,
+        }),
+        None => reader,
+    })
 }
 
 fn stats(args: StatsArgs) -> Result<(), Error> {
+    output::check_all_writable([args.json.as_deref()])?;
     let mut reader = open_input(&args.input)?;
     let stats = TraceStats::from_reader(&mut *reader)?;
     print!("{}", render_stats(&stats));
@@ -120,6 +151,7 @@ fn convert_cmd(args: ConvertArgs) -> Result<(), Error> {
                 format_names(WRITABLE_FORMATS)
             ))
         })?;
+    output::check_writable(&args.out)?;
     let mut reader = open_input(&args.input)?;
     let options = ConvertOptions {
         allow_lossy: args.allow_lossy,

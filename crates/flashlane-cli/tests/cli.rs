@@ -163,6 +163,8 @@ fn presets_lists_every_preset() {
         "venice-perf",
         "venice-cost",
         "sos-4x4",
+        "pass-ssd1",
+        "pass-msr-60gb",
     ] {
         assert!(text.contains(name), "{text}");
     }
@@ -223,4 +225,191 @@ fn output_into_a_closed_pipe_is_not_a_panic() {
         .unwrap();
     child.wait().unwrap();
     assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+/// `trace stats FILE ARGS --json OUT` → the parsed JSON (the command must succeed).
+fn trace_stats(file: &std::path::Path, args: &[&str]) -> serde_json::Value {
+    let json = temp(&format!(
+        "stats-{}.json",
+        file.file_name().unwrap().to_string_lossy()
+    ));
+    let out = flashlane()
+        .args(["trace", "stats"])
+        .arg(file)
+        .args(args)
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    std::fs::remove_file(&json).unwrap();
+    v
+}
+
+#[test]
+fn trace_stats_takes_every_reading_option_of_run() {
+    let dir = temp("reading-options");
+    std::fs::create_dir_all(&dir).unwrap();
+    // Two devices; line 3 is malformed.
+    let mqsim = dir.join("two-devices.mqsim");
+    std::fs::write(&mqsim, "0 0 0 8 1\n10 1 8 8 0\nbad line\n20 1 16 8 1\n").unwrap();
+
+    // --max-bad-lines: refused without, skipped and counted with.
+    let out = flashlane()
+        .args(["trace", "stats"])
+        .arg(&mqsim)
+        .args(["--format", "mqsim"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("two-devices.mqsim:3:"));
+    let v = trace_stats(&mqsim, &["--format", "mqsim", "--max-bad-lines", "1"]);
+    assert_eq!(
+        (v["requests"].as_u64(), v["bad_lines"].as_u64()),
+        (Some(3), Some(1))
+    );
+
+    // --device: only device 1's two requests (one write, one read).
+    let v = trace_stats(
+        &mqsim,
+        &["--format", "mqsim", "--max-bad-lines", "1", "--device", "1"],
+    );
+    assert_eq!(v["requests"], 2);
+    assert_eq!(
+        (v["reads"].as_u64(), v["writes"].as_u64()),
+        (Some(1), Some(1))
+    );
+    assert_eq!(v["devices"][0]["device"], 1);
+    assert_eq!(v["device_count"], 1);
+
+    // --format generic-csv with --csv-columns: semicolon-separated, microseconds, sectors.
+    let csv = dir.join("custom.txt");
+    std::fs::write(&csv, "5;R;8;8\n7;W;0;16\n").unwrap();
+    let v = trace_stats(
+        &csv,
+        &[
+            "--format",
+            "generic-csv",
+            "--csv-columns",
+            "time=0:us,op=1:R/W,offset=2:sectors,size=3:sectors,delimiter=semicolon",
+        ],
+    );
+    assert_eq!(v["requests"], 2);
+    assert_eq!(v["bytes_written"], 16 * 512);
+    assert_eq!(v["span_ns"], 2000);
+
+    // --queue-events: the blkparse sample has 1695 Q events and 1694 D events.
+    let ycsb = PathBuf::from(trace("ycsb-a-rocksdb.blkparse.gz"));
+    assert_eq!(trace_stats(&ycsb, &[])["requests"], 1694);
+    assert_eq!(trace_stats(&ycsb, &["--queue-events"])["requests"], 1695);
+
+    // --format diskmon, and its detection.
+    let log = dir.join("diskmon.log");
+    std::fs::write(
+        &log,
+        "1\t0.5\t0.001\t0\tRead\t16\t8\n2\t0.75\t0.001\t0\tWrite\t0\t8\n",
+    )
+    .unwrap();
+    assert_eq!(
+        trace_stats(&log, &["--format", "diskmon"])["format"],
+        "diskmon"
+    );
+    assert_eq!(trace_stats(&log, &[])["span_ns"], 250_000_000);
+
+    // The same group on `trace convert`: --device keeps device 1 only.
+    let converted = dir.join("dev1.mqsim");
+    let out = flashlane()
+        .args(["trace", "convert"])
+        .arg(&mqsim)
+        .args(["--format", "mqsim", "--to", "mqsim", "--max-bad-lines", "1"])
+        .args(["--device", "1"])
+        .arg(&converted)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&converted).unwrap(),
+        "10 1 8 8 0\n20 1 16 8 1\n"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn unwritable_outputs_fail_before_any_trace_is_read() {
+    let dir = temp("unwritable");
+    std::fs::create_dir_all(&dir).unwrap();
+    // A trace whose third line is malformed: reading or simulating it would fail with that
+    // line's error, so an error naming the output path proves the check came first.
+    let bad = dir.join("bad-at-line-3.mqsim");
+    std::fs::write(&bad, "0 0 0 8 1\n10 0 8 8 1\nnot a record\n").unwrap();
+    let missing = dir.join("no-such-dir").join("out.json");
+    let bad = bad.to_str().unwrap();
+    let missing_arg = missing.to_str().unwrap();
+    let commands: [Vec<&str>; 5] = [
+        vec![
+            "run",
+            "--preset",
+            "mqsim-default",
+            "--trace",
+            bad,
+            "--json",
+            missing_arg,
+        ],
+        vec![
+            "compare",
+            "--preset",
+            "mqsim-default",
+            "--trace",
+            bad,
+            "--host-schedulers",
+            "noop,piq",
+            "--csv",
+            missing_arg,
+        ],
+        vec![
+            "sweep",
+            "--preset",
+            "mqsim-default",
+            "--trace",
+            bad,
+            "--values",
+            "1,2",
+            "--json",
+            missing_arg,
+        ],
+        vec!["trace", "stats", bad, "--json", missing_arg],
+        vec!["trace", "convert", bad, "--to", "msr", missing_arg],
+    ];
+    for args in commands {
+        let out = flashlane().args(&args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(missing_arg) && stderr.contains("does not exist"),
+            "{args:?}: {stderr}"
+        );
+        assert!(
+            !stderr.contains(":3:"),
+            "{args:?} read the trace first: {stderr}"
+        );
+        assert!(out.stdout.is_empty(), "{args:?} printed results");
+    }
+    // A directory given as the output file is refused the same way.
+    let out = flashlane()
+        .args(["run", "--preset", "mqsim-default", "--trace", bad, "--json"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is a directory"));
+    assert!(!missing.parent().unwrap().exists());
+    std::fs::remove_dir_all(&dir).unwrap();
 }

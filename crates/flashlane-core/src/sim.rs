@@ -4,14 +4,15 @@
 use crate::config::Config;
 use crate::device::{AnyDeviceScheduler, DeviceScheduler, Transaction, TxnKind, NO_REQUEST};
 use crate::engine::EventQueue;
+use crate::ftl::cmt::{Access, CmtCounters, MappingCache, MappingOp, MAPPING_READ_BYTES};
 use crate::ftl::{Ftl, FtlCounters, GcOp};
 use crate::geometry::{Geometry, StaticMap};
 use crate::host::{AnyHostScheduler, HostRequest, HostScheduler, HostView, RequestId};
 use crate::interconnect::{Acquire, AnyInterconnect, Grant, Interconnect, Transfer};
 use crate::run::{Arrival, Replay};
 use crate::stats::{
-    ChipStats, ConflictStats, FlashCounts, GcStats, LatencyByOp, LatencyRecorder, RequestCounts,
-    Throughput, TimeSplit,
+    ChipStats, CmtStats, ConflictStats, FlashCounts, GcStats, LatencyByOp, LatencyRecorder,
+    RequestCounts, Throughput, TimeSplit,
 };
 use crate::trace::Op;
 use crate::Error;
@@ -92,6 +93,7 @@ pub struct SimResults {
     pub conflicts: ConflictStats,
     pub flash: FlashCounts,
     pub gc: GcStats,
+    pub cmt: Option<CmtStats>,
     pub waf: f64,
     pub events: u64,
     pub per_source: Vec<(RequestCounts, LatencyByOp)>,
@@ -176,6 +178,17 @@ pub struct Simulation {
     pop_buffer: Vec<RequestId>,
     gc_buffer: Vec<GcOp>,
     touched_chips: Vec<u32>,
+    /// Cached mapping table, when `ftl.mapping_cache_bytes` > 0.
+    cmt: Option<CachedTranslation>,
+}
+
+/// The cached mapping table with the buffers the event flow hands it and its counters at the
+/// start of the measured window.
+struct CachedTranslation {
+    cache: MappingCache,
+    ops: Vec<MappingOp>,
+    released: Vec<Transaction>,
+    at_window_start: CmtCounters,
 }
 
 fn op_index(op: Op) -> usize {
@@ -199,7 +212,20 @@ impl Simulation {
             bytes: 0,
             enqueued_ns: 0,
         };
+        let cmt = (config.ftl.mapping_cache_bytes > 0).then(|| CachedTranslation {
+            cache: MappingCache::new(
+                &g,
+                StaticMap::new(&g, config.static_order()),
+                config.ftl.mapping_cache_bytes,
+                ftl.logical_pages(),
+                ftl.mapped_lpns(),
+            ),
+            ops: Vec::with_capacity(8),
+            released: Vec::with_capacity(64),
+            at_window_start: CmtCounters::default(),
+        });
         Simulation {
+            cmt,
             static_map: StaticMap::new(&g, config.static_order()),
             page_read_ns: config.timing.page_read_ns,
             page_program_ns: config.timing.page_program_ns,
@@ -381,6 +407,9 @@ impl Simulation {
     fn start_window(&mut self, now: u64) {
         self.window_start_ns = now;
         self.ftl_at_window_start = self.ftl.counters();
+        if let Some(cmt) = &mut self.cmt {
+            cmt.at_window_start = cmt.cache.counters();
+        }
     }
 
     /// Turn the look-ahead record into a request in the host queue.
@@ -559,14 +588,15 @@ impl Simulation {
                     (TxnKind::Program, target)
                 }
             };
-            self.device.enqueue(Transaction {
+            let txn = Transaction {
                 kind,
                 request: id,
                 chip: target.chip,
                 die: target.die,
                 bytes,
                 enqueued_ns: now,
-            });
+            };
+            self.enqueue_translated(lpn, host.op, txn);
             self.touched_chips.push(target.chip);
             for g in 0..self.gc_buffer.len() {
                 let (kind, target) = match self.gc_buffer[g] {
@@ -590,6 +620,61 @@ impl Simulation {
             self.try_issue(now, chip);
         }
         Ok(())
+    }
+
+    /// Queue a host page operation, or park it in the cached mapping table until its
+    /// translation page has been read; queue the mapping operations the look-up needs.
+    #[inline]
+    fn enqueue_translated(&mut self, lpn: u64, op: Op, txn: Transaction) {
+        let Some(cmt) = &mut self.cmt else {
+            self.device.enqueue(txn);
+            return;
+        };
+        if cmt.cache.access(lpn, op == Op::Write, txn, &mut cmt.ops) == Access::Ready {
+            self.device.enqueue(txn);
+        }
+        let page_bytes = self.geometry.page_bytes;
+        for mapping in cmt.ops.drain(..) {
+            let (kind, tpage, bytes) = match mapping {
+                MappingOp::Read { tpage } => (
+                    TxnKind::MappingRead,
+                    tpage,
+                    MAPPING_READ_BYTES.min(page_bytes),
+                ),
+                MappingOp::Program { tpage } => (TxnKind::MappingProgram, tpage, page_bytes),
+            };
+            let (chip, die) = cmt.cache.location(tpage);
+            self.device.enqueue(Transaction {
+                kind,
+                request: tpage,
+                chip,
+                die,
+                bytes,
+                enqueued_ns: txn.enqueued_ns,
+            });
+            self.touched_chips.push(chip);
+        }
+    }
+
+    /// A mapping operation finished: a read releases the page operations that waited for it.
+    fn on_mapping_done(&mut self, now: u64, txn: Transaction) {
+        let Some(cmt) = &mut self.cmt else { return };
+        match txn.kind {
+            TxnKind::MappingRead => cmt.cache.read_done(txn.request, &mut cmt.released),
+            TxnKind::MappingProgram => cmt.cache.program_done(txn.request),
+            _ => return,
+        }
+        self.touched_chips.clear();
+        for mut released in cmt.released.drain(..) {
+            // Its chip wait starts now: the translation was the request's wait, not the chip's.
+            released.enqueued_ns = now;
+            self.device.enqueue(released);
+            self.touched_chips.push(released.chip);
+        }
+        for i in 0..self.touched_chips.len() {
+            let chip = self.touched_chips[i];
+            self.try_issue(now, chip);
+        }
     }
 
     fn in_window(&self, now: u64) -> bool {
@@ -625,9 +710,17 @@ impl Simulation {
                 self.flash.erases += u64::from(counted);
                 (Stage::EraseCommand, Transfer::Command)
             }
+            TxnKind::MappingRead => {
+                self.flash.mapping_reads += u64::from(counted);
+                (Stage::ReadCommand, Transfer::Command)
+            }
+            TxnKind::MappingProgram => {
+                self.flash.mapping_programs += u64::from(counted);
+                (Stage::ProgramIn, Transfer::ProgramIn { bytes: txn.bytes })
+            }
         };
-        if txn.request != NO_REQUEST {
-            let request = &self.requests[txn.request as usize];
+        if let Some(id) = txn.host_request() {
+            let request = &self.requests[id as usize];
             if request.measured {
                 let sums = &mut self.waits[op_index(request.host.op)];
                 sums.pages += 1;
@@ -655,8 +748,8 @@ impl Simulation {
     fn granted(&mut self, grant: Grant) {
         let die = grant.die;
         let txn = self.die_txn[die as usize];
-        if txn.request != NO_REQUEST {
-            let request = &self.requests[txn.request as usize];
+        if let Some(id) = txn.host_request() {
+            let request = &self.requests[id as usize];
             if request.measured {
                 let wait = grant.start_ns - self.die_asked_ns[die as usize];
                 self.waits[op_index(request.host.op)].path_wait_ns += wait;
@@ -744,13 +837,15 @@ impl Simulation {
                 }
             }
         }
-        if txn.request != NO_REQUEST {
-            let request = &mut self.requests[txn.request as usize];
+        if let Some(id) = txn.host_request() {
+            let request = &mut self.requests[id as usize];
             request.remaining_pages -= 1;
             if request.remaining_pages == 0 {
-                self.complete(now, txn.request);
+                self.complete(now, id);
                 self.dispatch_pending = true;
             }
+        } else if matches!(txn.kind, TxnKind::MappingRead | TxnKind::MappingProgram) {
+            self.on_mapping_done(now, txn);
         }
         self.try_issue(now, txn.chip);
     }
@@ -906,6 +1001,23 @@ impl Simulation {
                 unmapped_reads: ftl.unmapped_reads - base.unmapped_reads,
                 erase_count_spread: hi.saturating_sub(lo.min(hi)),
             },
+            cmt: self.cmt.as_ref().map(|cmt| {
+                let now = cmt.cache.counters();
+                let base = cmt.at_window_start;
+                let (hits, misses) = (now.hits - base.hits, now.misses - base.misses);
+                CmtStats {
+                    hits,
+                    misses,
+                    hit_ratio: if hits + misses == 0 {
+                        0.0
+                    } else {
+                        hits as f64 / (hits + misses) as f64
+                    },
+                    capacity_entries: u64::from(cmt.cache.capacity_entries()),
+                    entry_bytes: u64::from(cmt.cache.entry_bytes()),
+                    entries_per_translation_page: cmt.cache.entries_per_translation_page(),
+                }
+            }),
             waf: if host_writes == 0 {
                 0.0
             } else {

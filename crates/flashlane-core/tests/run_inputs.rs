@@ -36,7 +36,9 @@ fn time_scale_compresses_arrivals() {
         "scale",
         &[(0, 0, 4096, true), (10_000_000, 1 << 20, 4096, true)],
     );
-    let mut s = spec(preset("mqsim-default", &[]), path.clone());
+    // The whole map in DRAM: no translation reads in the closed form.
+    let config = preset("mqsim-default", &[("ftl.mapping_cache_bytes", "0")]);
+    let mut s = spec(config, path.clone());
     s.replay = Replay::OpenLoop { time_scale: 0.5 };
     let summary = flashlane_core::run(&s).unwrap();
     std::fs::remove_file(path).unwrap();

@@ -4,9 +4,9 @@ use std::io::Cursor;
 use std::path::{Path, PathBuf};
 
 use flashlane_core::trace::{
-    self, detect, open, open_with, BlkparseReader, BlockEvent, FioReader, GenericCsvReader,
-    GenericCsvSpec, MsrReader, Op, ReaderOptions, SpcReader, TraceError, TraceFormat, TraceReader,
-    TraceRecord,
+    self, detect, open, open_with, BlkparseReader, BlockEvent, DiskmonReader, FioReader,
+    GenericCsvReader, GenericCsvSpec, MsrReader, Op, ReaderOptions, SpcReader, TraceError,
+    TraceFormat, TraceReader, TraceRecord,
 };
 use proptest::prelude::*;
 
@@ -939,6 +939,113 @@ fn blktrace_errors() {
     assert!(open(&dir.join("nothing"), TraceFormat::Blktrace).is_err());
 }
 
+#[test]
+fn compressed_blktrace_capture_reads_the_same_requests() {
+    let plain = scratch_dir("blk-plain");
+    blktrace_capture(&plain, false);
+    let expected = read_all(&mut *open(&plain, TraceFormat::Blktrace).unwrap()).unwrap();
+    assert_eq!(expected.len(), 3);
+    // CPU 0 gzip, CPU 1 zstd: each file is decompressed on its own.
+    let packed = scratch_dir("blk-packed");
+    let cpu0 = std::fs::read(plain.join("sdb.blktrace.0")).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    std::io::Write::write_all(&mut gz, &cpu0).unwrap();
+    write_file(&packed, "sdb.blktrace.0.gz", &gz.finish().unwrap());
+    let cpu1 = std::fs::read(plain.join("sdb.blktrace.1")).unwrap();
+    write_file(
+        &packed,
+        "sdb.blktrace.1.zst",
+        &zstd::encode_all(&cpu1[..], 3).unwrap(),
+    );
+    for path in [packed.clone(), packed.join("sdb")] {
+        assert_eq!(detect(&path).unwrap(), TraceFormat::Blktrace);
+        let mut reader = open(&path, TraceFormat::Blktrace).unwrap();
+        assert_eq!(read_all(&mut *reader).unwrap(), expected);
+        assert_eq!(reader.skipped_events(), 1, "the discard");
+    }
+    // The same CPU twice (plain and compressed) would double its events: refused.
+    std::fs::copy(plain.join("sdb.blktrace.1"), packed.join("sdb.blktrace.1")).unwrap();
+    let message = open(&packed, TraceFormat::Blktrace)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(message.contains("two files for CPU 1"), "{message}");
+    let _ = std::fs::remove_dir_all(&plain);
+    let _ = std::fs::remove_dir_all(&packed);
+}
+
+// ---------------------------------------------------------------- DiskMon
+
+const DISKMON_SAMPLE: &str = "#\tTime\tDuration (s)\tDisk\tRequest\tSector\tLength\r\n\
+1\t0.000000\t0.00012000\t0\tRead\t2048\t8\r\n\
+2\t0.531250\t0.00400000\t1\tWRITE\t100\t16\r\n\
+3\t1.5\t0.0001\t0\twrite\t0\t1\r\n";
+
+fn diskmon(text: &str, options: &ReaderOptions) -> DiskmonReader {
+    DiskmonReader::new("dm.log".into(), input(text.as_bytes()), options)
+}
+
+#[test]
+fn diskmon_reads_seconds_and_sectors() {
+    let records = read_all(&mut diskmon(DISKMON_SAMPLE, &ReaderOptions::default())).unwrap();
+    assert_eq!(
+        records,
+        [
+            record(0, 0, 0, 2048 * 512, 8 * 512, Op::Read),
+            record(531_250_000, 1, 1, 100 * 512, 16 * 512, Op::Write),
+            record(1_500_000_000, 0, 0, 0, 512, Op::Write),
+        ]
+    );
+    // Absolute clock stamps (DiskMon's other time mode) are times since midnight.
+    let clock = "1\t1:02:03.25 PM\t0.0001\t0\tRead\t8\t8\n";
+    let records = read_all(&mut diskmon(clock, &ReaderOptions::default())).unwrap();
+    assert_eq!(
+        records[0].time_ns,
+        (13 * 3600 + 2 * 60 + 3) * 1_000_000_000 + 250_000_000
+    );
+}
+
+#[test]
+fn diskmon_errors_name_line_and_column() {
+    let cases = [
+        (
+            "1\t0.0\t0.0\t0\tFlush\t0\t8\n",
+            "`Request` must be Read or Write",
+        ),
+        (
+            "1\t0.0\t0.0\t0\tRead\t0\n",
+            "expected 7 tab-separated columns",
+        ),
+        ("1 0.0 0.0 0 Read 0 8\n", "expected 7 tab-separated columns"),
+        ("1\t-1\t0.0\t0\tRead\t0\t8\n", "column `Time`"),
+        ("1\t0.0\t0.0\tC:\tRead\t0\t8\n", "column `Disk`"),
+        ("1\t0.0\t0.0\t0\tRead\t0x10\t8\n", "column `Sector`"),
+        // A header is accepted only as the first line.
+        (
+            "1\t0.0\t0.0\t0\tRead\t0\t8\n#\tTime\tDuration\tDisk\tRequest\tSector\tLength\n",
+            "dm.log:2:",
+        ),
+    ];
+    for (text, expected) in cases {
+        let message = first_error(&mut diskmon(text, &ReaderOptions::default()));
+        assert!(message.contains(expected), "{text:?}: {message}");
+        assert!(message.starts_with("dm.log:"), "{message}");
+    }
+}
+
+#[test]
+fn diskmon_is_detected_from_content() {
+    let dir = scratch_dir("diskmon");
+    let path = write_file(&dir, "capture.log", DISKMON_SAMPLE.as_bytes());
+    assert_eq!(detect(&path).unwrap(), TraceFormat::Diskmon);
+    assert_eq!(
+        TraceFormat::from_name("diskmon"),
+        Some(TraceFormat::Diskmon)
+    );
+    assert_eq!(read_path(&path, TraceFormat::Diskmon).len(), 3);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 // ---------------------------------------------------------------- no panics on any input
 
 /// Bytes drawn mostly from characters the layouts care about, so parsers get past line one.
@@ -984,6 +1091,11 @@ proptest! {
     #[test]
     fn msr_never_panics(bytes in trace_like_bytes()) {
         drain(&mut MsrReader::new("p".into(), input(&bytes), &lenient()));
+    }
+
+    #[test]
+    fn diskmon_never_panics(bytes in trace_like_bytes()) {
+        drain(&mut DiskmonReader::new("p".into(), input(&bytes), &lenient()));
     }
 
     #[test]

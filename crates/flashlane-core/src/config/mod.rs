@@ -75,6 +75,10 @@ pub struct FtlConfig {
     /// for static allocation. Defaults to channel, chip, die, plane.
     #[serde(default = "default_host_visible_order")]
     pub host_visible_order: [Level; 4],
+    /// Controller DRAM for the cached mapping table (demand-based FTL, as MQSim's CMT): 0 keeps
+    /// the whole page map in DRAM (no mapping flash traffic). See ftl::cmt.
+    #[serde(default)]
+    pub mapping_cache_bytes: u64,
 }
 
 fn default_host_visible_order() -> [Level; 4] {

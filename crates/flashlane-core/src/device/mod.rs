@@ -23,13 +23,20 @@ pub enum TxnKind {
     Copyback,
     /// Command, block erase (tBERS).
     Erase,
+    /// Read of a translation page for the cached mapping table (as `Read`; `request` holds the
+    /// translation page number, see `ftl::cmt`).
+    MappingRead,
+    /// Program of a translation page written back from the cached mapping table (as `Program`;
+    /// `request` holds the translation page number).
+    MappingProgram,
 }
 
 /// One flash operation waiting for or running on a die.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Transaction {
     pub kind: TxnKind,
-    /// Host request it serves, or [`NO_REQUEST`].
+    /// Host request it serves, or [`NO_REQUEST`]; for mapping operations the translation page
+    /// (use [`Transaction::host_request`]).
     pub request: u32,
     pub chip: u32,
     /// Global die index.
@@ -38,6 +45,18 @@ pub struct Transaction {
     pub bytes: u32,
     /// When it entered the device scheduler.
     pub enqueued_ns: u64,
+}
+
+impl Transaction {
+    /// The host request this transaction serves: `None` for garbage collection and mapping
+    /// operations.
+    #[inline]
+    pub fn host_request(&self) -> Option<u32> {
+        match self.kind {
+            TxnKind::Read | TxnKind::Program if self.request != NO_REQUEST => Some(self.request),
+            _ => None,
+        }
+    }
 }
 
 /// Contract: every enqueued transaction is returned exactly once by [`DeviceScheduler::next`],

@@ -41,6 +41,19 @@ impl ChunkedTable {
         }
     }
 
+    /// Indices of every non-zero value, in order (skips unallocated chunks).
+    pub fn nonzero_indices(&self) -> impl Iterator<Item = u64> + '_ {
+        self.chunks.iter().enumerate().flat_map(|(c, chunk)| {
+            chunk.iter().flat_map(move |values| {
+                values
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, v)| **v != 0)
+                    .map(move |(i, _)| ((c as u64) << CHUNK_BITS) + i as u64)
+            })
+        })
+    }
+
     /// Bytes held by allocated chunks.
     pub fn allocated_bytes(&self) -> u64 {
         (self.allocated_chunks * CHUNK * 4) as u64
@@ -94,6 +107,11 @@ impl PageMap {
 
     pub fn allocated_bytes(&self) -> u64 {
         self.table.allocated_bytes()
+    }
+
+    /// Every mapped logical page, in order.
+    pub fn mapped_lpns(&self) -> impl Iterator<Item = u64> + '_ {
+        self.table.nonzero_indices()
     }
 
     /// See [`ChunkedTable::prefetch`].

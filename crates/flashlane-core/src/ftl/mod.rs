@@ -4,6 +4,7 @@
 //! The FTL updates its state the moment a request is translated (data sits in the controller's
 //! write buffer until programmed); the flash operations it returns carry the timing.
 
+pub mod cmt;
 mod mapping;
 mod plane;
 mod precondition;
@@ -187,6 +188,11 @@ impl Ftl {
         Ok(())
     }
 
+    /// Every logical page mapped now, in order (scans only the allocated parts of the map).
+    pub fn mapped_lpns(&self) -> impl Iterator<Item = u64> + '_ {
+        self.map.mapped_lpns()
+    }
+
     /// Start loading the mapping entry of `lpn` ahead of its translation (a performance hint).
     pub fn prefetch(&self, lpn: u64) {
         if lpn < self.map.logical_pages() {
@@ -352,6 +358,7 @@ mod tests {
                 order: [Level::Channel, Level::Chip, Level::Die, Level::Plane],
             },
             host_visible_order: [Level::Channel, Level::Chip, Level::Die, Level::Plane],
+            mapping_cache_bytes: 0,
         };
         (g, c)
     }

@@ -181,6 +181,7 @@ pub fn run_with_progress(spec: &RunSpec, progress: &mut dyn FnMut(u64)) -> Resul
         conflicts: results.conflicts,
         flash: results.flash,
         gc: results.gc,
+        cmt: results.cmt,
         waf: results.waf,
         host_scheduler: NamedReport {
             name: config.host.scheduler.name().to_string(),

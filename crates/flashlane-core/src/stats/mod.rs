@@ -114,6 +114,9 @@ pub struct Summary {
     /// Flash operations started in the measured window (host and GC).
     pub flash: FlashCounts,
     pub gc: GcStats,
+    /// Cached mapping table statistics; absent when the whole map is in DRAM.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cmt: Option<CmtStats>,
     /// Write amplification in the measured window: (host page programs + GC page moves) /
     /// host page programs; 0 when no page was written.
     pub waf: f64,
@@ -242,6 +245,28 @@ pub struct FlashCounts {
     pub copybacks: u64,
     /// Block erases.
     pub erases: u64,
+    /// Translation-page reads of the cached mapping table (0 when `ftl.mapping_cache_bytes` = 0).
+    pub mapping_reads: u64,
+    /// Translation-page programs (write-backs) of the cached mapping table.
+    pub mapping_programs: u64,
+}
+
+/// The cached mapping table in the measured window (`None` when the whole map is in DRAM).
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct CmtStats {
+    /// Page translations that found their entry cached.
+    pub hits: u64,
+    /// Page translations that did not (each reads its translation page unless that page is
+    /// already being read, was never written, or is being written back).
+    pub misses: u64,
+    /// hits / (hits + misses); 0 with no translation.
+    pub hit_ratio: f64,
+    /// Entries the cache holds: `ftl.mapping_cache_bytes / entry_bytes`.
+    pub capacity_entries: u64,
+    /// Bytes of one cached entry (LPN, PPN, sector bitmap; MQSim's sizing).
+    pub entry_bytes: u64,
+    /// Mapping entries in one translation page.
+    pub entries_per_translation_page: u64,
 }
 
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]

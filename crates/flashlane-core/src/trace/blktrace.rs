@@ -40,8 +40,16 @@ pub(crate) fn has_blktrace_magic(bytes: &[u8]) -> bool {
         || u32::from_be_bytes(magic) & MAGIC_MASK == MAGIC
 }
 
-/// `NAME.blktrace.N` → (`NAME`, N).
+/// Suffixes of compressed per-CPU files (`NAME.blktrace.N.gz`); the content is told apart by
+/// its magic bytes when opened, as for every other layout.
+const COMPRESSED_SUFFIXES: [&str; 3] = [".gz", ".zst", ".zstd"];
+
+/// `NAME.blktrace.N` (optionally compressed: `.gz`, `.zst`, `.zstd`) → (`NAME`, N).
 fn split_cpu_file_name(name: &str) -> Option<(&str, u32)> {
+    let name = COMPRESSED_SUFFIXES
+        .iter()
+        .find_map(|suffix| name.strip_suffix(suffix))
+        .unwrap_or(name);
     let (prefix, cpu) = name.rsplit_once(".blktrace.")?;
     if prefix.is_empty() || cpu.is_empty() || !cpu.bytes().all(|b| b.is_ascii_digit()) {
         return None;
@@ -66,6 +74,30 @@ fn list_cpu_files(dir: &Path) -> Result<Vec<(String, u32, PathBuf)>, TraceError>
     Ok(files)
 }
 
+/// The paths of one capture's files, refusing two files for one CPU (`sdb.blktrace.0` next to
+/// `sdb.blktrace.0.gz` would read that CPU's events twice).
+fn one_file_per_cpu(
+    dir: &Path,
+    files: Vec<(String, u32, PathBuf)>,
+) -> Result<Vec<PathBuf>, TraceError> {
+    if let Some(pair) = files
+        .windows(2)
+        .find(|pair| pair[0].0 == pair[1].0 && pair[0].1 == pair[1].1)
+    {
+        return Err(TraceError::File {
+            path: dir.to_path_buf(),
+            message: format!(
+                "two files for CPU {} of capture {}: {} and {}; keep one",
+                pair[0].1,
+                pair[0].0,
+                pair[0].2.display(),
+                pair[1].2.display()
+            ),
+        });
+    }
+    Ok(files.into_iter().map(|(_, _, p)| p).collect())
+}
+
 /// The per-CPU files of one capture, by CPU number. `path` is a capture directory, the common
 /// prefix (`dir/NAME` for `dir/NAME.blktrace.*`), or one per-CPU file (read alone).
 pub fn blktrace_files(path: &Path) -> Result<Vec<PathBuf>, TraceError> {
@@ -78,8 +110,10 @@ pub fn blktrace_files(path: &Path) -> Result<Vec<PathBuf>, TraceError> {
         let mut prefixes: Vec<&str> = files.iter().map(|(p, _, _)| p.as_str()).collect();
         prefixes.dedup();
         return match prefixes.len() {
-            0 => Err(error("directory holds no NAME.blktrace.N files".into())),
-            1 => Ok(files.into_iter().map(|(_, _, p)| p).collect()),
+            0 => Err(error(
+                "directory holds no NAME.blktrace.N files (plain, .gz, .zst or .zstd)".into(),
+            )),
+            1 => one_file_per_cpu(path, files),
             _ => Err(error(format!(
                 "directory holds several captures ({}); pass DIR/NAME for one of them",
                 prefixes.join(", ")
@@ -97,18 +131,17 @@ pub fn blktrace_files(path: &Path) -> Result<Vec<PathBuf>, TraceError> {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    let files: Vec<PathBuf> = list_cpu_files(parent)
+    let files: Vec<(String, u32, PathBuf)> = list_cpu_files(parent)
         .unwrap_or_default()
         .into_iter()
         .filter(|(p, _, _)| p == prefix)
-        .map(|(_, _, p)| p)
         .collect();
     if files.is_empty() {
         return Err(error(format!(
             "no such file, and no {prefix}.blktrace.N files next to it"
         )));
     }
-    Ok(files)
+    one_file_per_cpu(parent, files)
 }
 
 /// One per-CPU file, read one event ahead.

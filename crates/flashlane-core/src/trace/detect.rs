@@ -8,6 +8,7 @@ use super::ascii::AsciiLayout;
 use super::blkparse::BlkparseLayout;
 use super::blktrace::{blktrace_files, has_blktrace_magic};
 use super::common::{LineLayout, LineReader};
+use super::diskmon::DiskmonLayout;
 use super::fio::FioLayout;
 use super::msr::MsrLayout;
 use super::spc::SpcLayout;
@@ -54,6 +55,7 @@ fn trial_format(path: &Path, sample: &[u8], format: TraceFormat) -> Result<(), S
         TraceFormat::Spc => trial(path, sample, SpcLayout),
         TraceFormat::Blkparse => trial(path, sample, BlkparseLayout::new(BlockEvent::Issue)),
         TraceFormat::Fio => trial(path, sample, FioLayout::new()),
+        TraceFormat::Diskmon => trial(path, sample, DiskmonLayout::new()),
         TraceFormat::Blktrace | TraceFormat::GenericCsv => Err("not detected from text".to_owned()),
     }
 }
@@ -114,6 +116,7 @@ pub fn detect(path: &Path) -> Result<TraceFormat, TraceError> {
         TraceFormat::Spc,
         TraceFormat::Blkparse,
         TraceFormat::Fio,
+        TraceFormat::Diskmon,
         TraceFormat::Mqsim,
         TraceFormat::Ssdsim,
         TraceFormat::Disksim,

@@ -10,6 +10,7 @@ mod blkparse;
 mod blktrace;
 mod common;
 mod detect;
+mod diskmon;
 mod fio;
 mod generic_csv;
 mod msr;
@@ -26,6 +27,7 @@ pub use ascii::AsciiReader;
 pub use blkparse::BlkparseReader;
 pub use blktrace::{blktrace_files, BlktraceReader};
 pub use detect::detect;
+pub use diskmon::DiskmonReader;
 pub use fio::FioReader;
 pub use generic_csv::{AddressUnit, Delimiter, GenericCsvReader, GenericCsvSpec, TimeUnit};
 pub use msr::MsrReader;
@@ -78,6 +80,8 @@ pub enum TraceFormat {
     Fio,
     /// Delimited text described by a [`GenericCsvSpec`] in [`ReaderOptions::generic_csv`].
     GenericCsv,
+    /// Windows Sysinternals DiskMon log: tab-separated `# Time Duration Disk Request Sector Length`.
+    Diskmon,
 }
 
 impl TraceFormat {
@@ -92,6 +96,7 @@ impl TraceFormat {
         TraceFormat::Blktrace,
         TraceFormat::Fio,
         TraceFormat::GenericCsv,
+        TraceFormat::Diskmon,
     ];
 
     /// The name used on the command line and in summaries.
@@ -106,6 +111,7 @@ impl TraceFormat {
             TraceFormat::Blktrace => "blktrace",
             TraceFormat::Fio => "fio",
             TraceFormat::GenericCsv => "generic-csv",
+            TraceFormat::Diskmon => "diskmon",
         }
     }
 
@@ -253,5 +259,8 @@ pub fn open_with(
             options,
         )),
         TraceFormat::Fio => Box::new(FioReader::new(owned, open_decompressed(path)?, options)),
+        TraceFormat::Diskmon => {
+            Box::new(DiskmonReader::new(owned, open_decompressed(path)?, options))
+        }
     })
 }
