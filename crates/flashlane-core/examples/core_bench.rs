@@ -1,10 +1,11 @@
 //! Whole-run speed benchmark (not a test): generates its own trace, runs it, prints figures.
 //!
-//! `cargo run --release -p flashlane-core --example core_bench [-- REQUESTS [KEY=VALUE ...]]`
-//! (config overrides, e.g. `device.scheduler.kind=sos`)
+//! `cargo run --release -p flashlane-core --example core_bench [-- REQUESTS [PRESET [INTERCONNECT]] [KEY=VALUE ...]]`
+//! (KEY=VALUE: config overrides, e.g. `device.scheduler.kind=sos`)
 //!
 //! Trace: REQUESTS (default 1,000,000) random 4 KiB requests, 70 % reads, exponential
-//! inter-arrival times with a 20 us mean, uniformly over a 64 GiB span; preset mqsim-default.
+//! inter-arrival times with a 20 us mean, uniformly over a 64 GiB span; preset mqsim-default
+//! (or PRESET), with the preset's interconnect (or INTERCONNECT, e.g. `venice`).
 
 use std::io::Write;
 
@@ -46,15 +47,24 @@ fn main() {
     drop(out);
     let rss_before = peak_rss_mib();
 
-    let overrides: Vec<(String, String)> = std::env::args()
-        .skip(2)
-        .map(|a| match a.split_once('=') {
-            Some((k, v)) => (k.to_string(), v.to_string()),
-            None => panic!("override `{a}` is not KEY=VALUE"),
-        })
+    // Positional PRESET and INTERCONNECT; any KEY=VALUE argument is a config override.
+    let (settings, positional): (Vec<String>, Vec<String>) =
+        std::env::args().skip(2).partition(|a| a.contains('='));
+    let preset = positional
+        .first()
+        .cloned()
+        .unwrap_or_else(|| "mqsim-default".into());
+    let mut overrides: Vec<(String, String)> = positional
+        .get(1)
+        .map(|kind| ("interconnect.kind".to_string(), kind.clone()))
+        .into_iter()
         .collect();
+    for a in settings {
+        let (k, v) = a.split_once('=').expect("contains =");
+        overrides.push((k.to_string(), v.to_string()));
+    }
     let spec = RunSpec::new(
-        Config::from_preset("mqsim-default", &overrides).expect("preset"),
+        Config::from_preset(&preset, &overrides).expect("preset"),
         path.clone(),
         Some(TraceFormat::Mqsim),
     );
