@@ -115,6 +115,8 @@ pub struct Simulation {
     page_program_ns: u64,
     block_erase_ns: u64,
     host_queue_length: usize,
+    /// The host queue length also bounds outstanding requests (SSDsim's request queue).
+    queue_includes_outstanding: bool,
     device_queue_depth: u32,
     options: SimOptions,
 
@@ -237,6 +239,7 @@ impl Simulation {
             page_program_ns: config.timing.page_program_ns,
             block_erase_ns: config.timing.block_erase_ns,
             host_queue_length: config.host.queue_length_requests as usize,
+            queue_includes_outstanding: config.host.queue_includes_outstanding,
             device_queue_depth: config.device.queue_depth_requests,
             options,
             events: EventQueue::new(),
@@ -401,7 +404,11 @@ impl Simulation {
 
     /// May the arrived look-ahead enter the host queue now?
     fn has_room(&self) -> bool {
-        let host_room = self.host.len() < self.host_queue_length;
+        let mut queued = self.host.len();
+        if self.queue_includes_outstanding {
+            queued += self.outstanding_requests as usize;
+        }
+        let host_room = queued < self.host_queue_length;
         match self.options.replay {
             Replay::ClosedLoop { outstanding } => {
                 host_room && self.live_requests < outstanding as u64

@@ -129,7 +129,16 @@ impl Default for PreconditionConfig {
 pub struct HostConfig {
     /// Requests the host scheduler queue holds; later arrivals wait in arrival order.
     pub queue_length_requests: u32,
+    /// SSDsim's request queue (PIQ/VIOS platform): `queue_length_requests` bounds the requests
+    /// waiting in the host scheduler *plus* those issued to the device and not yet complete,
+    /// so a queue length of 1 means one request inside the SSD at a time.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub queue_includes_outstanding: bool,
     pub scheduler: HostSchedulerConfig,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// Device side: the submission queue and the per-chip transaction scheduler.

@@ -5,12 +5,14 @@
 mod in_order;
 mod multiplane;
 mod out_of_order;
+mod ssdsim;
 
 use serde::{Deserialize, Serialize};
 
 pub use in_order::InOrder;
 pub use multiplane::MultiPlane;
 pub use out_of_order::OutOfOrder;
+pub use ssdsim::Ssdsim;
 
 /// Marks a transaction that belongs to no host request (garbage collection).
 pub const NO_REQUEST: u32 = u32::MAX;
@@ -96,6 +98,9 @@ pub enum DeviceSchedulerConfig {
     InOrder {},
     /// HOS of the SOS paper: one FIFO queue per chip; any idle chip takes its own queue's head.
     OutOfOrder {},
+    /// SSDsim's order (PIQ/VIOS platform): the whole chip is busy while any of its dies
+    /// works; an idle chip starts its oldest read, else its oldest program or GC operation.
+    Ssdsim {},
 }
 
 impl DeviceSchedulerConfig {
@@ -103,6 +108,7 @@ impl DeviceSchedulerConfig {
         match self {
             DeviceSchedulerConfig::InOrder {} => "in_order",
             DeviceSchedulerConfig::OutOfOrder {} => "out_of_order",
+            DeviceSchedulerConfig::Ssdsim {} => "ssdsim",
         }
     }
 
@@ -112,6 +118,7 @@ impl DeviceSchedulerConfig {
             DeviceSchedulerConfig::OutOfOrder {} => {
                 AnyDeviceScheduler::OutOfOrder(OutOfOrder::new(chips))
             }
+            DeviceSchedulerConfig::Ssdsim {} => AnyDeviceScheduler::Ssdsim(Ssdsim::new(chips)),
         }
     }
 }
@@ -120,6 +127,7 @@ impl DeviceSchedulerConfig {
 pub enum AnyDeviceScheduler {
     InOrder(InOrder),
     OutOfOrder(OutOfOrder),
+    Ssdsim(Ssdsim),
 }
 
 impl DeviceScheduler for AnyDeviceScheduler {
@@ -127,18 +135,21 @@ impl DeviceScheduler for AnyDeviceScheduler {
         match self {
             AnyDeviceScheduler::InOrder(s) => s.enqueue(txn),
             AnyDeviceScheduler::OutOfOrder(s) => s.enqueue(txn),
+            AnyDeviceScheduler::Ssdsim(s) => s.enqueue(txn),
         }
     }
     fn next(&mut self, chip: u32, die_busy: &[bool]) -> Option<Transaction> {
         match self {
             AnyDeviceScheduler::InOrder(s) => s.next(chip, die_busy),
             AnyDeviceScheduler::OutOfOrder(s) => s.next(chip, die_busy),
+            AnyDeviceScheduler::Ssdsim(s) => s.next(chip, die_busy),
         }
     }
     fn queued_per_chip(&self) -> &[u32] {
         match self {
             AnyDeviceScheduler::InOrder(s) => s.queued_per_chip(),
             AnyDeviceScheduler::OutOfOrder(s) => s.queued_per_chip(),
+            AnyDeviceScheduler::Ssdsim(s) => s.queued_per_chip(),
         }
     }
     fn take_companion(
