@@ -160,6 +160,8 @@ impl DeviceScheduler for AnyDeviceScheduler {
         match self {
             AnyDeviceScheduler::InOrder(s) => s.take_companion(chip, fits),
             AnyDeviceScheduler::OutOfOrder(s) => s.take_companion(chip, fits),
+            // SSDsim's shipped config has advanced (multi-plane) commands off: never pairs.
+            AnyDeviceScheduler::Ssdsim(s) => s.take_companion(chip, fits),
         }
     }
 }
