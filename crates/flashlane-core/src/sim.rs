@@ -38,8 +38,9 @@ macro_rules! host_view {
 enum Event {
     /// The look-ahead trace record arrives at the host (never queued: see `next_arrival_ns`).
     Arrival,
-    /// The path of `chip` asked to be woken: a waiting transfer may start.
-    LinkWake { chip: u32 },
+    /// The interconnect asked to be woken for `key` (a link, or its whole network): waiting
+    /// transfers may start.
+    LinkWake { key: u32 },
     /// A die finished the array part of a read or copyback.
     ArrayDone { die: u32 },
     /// A die finished its transaction.
@@ -324,7 +325,7 @@ impl Simulation {
             };
             match event {
                 Event::Arrival => self.on_arrival(now, next_record)?,
-                Event::LinkWake { chip } => self.on_link_wake(now, chip),
+                Event::LinkWake { key } => self.on_link_wake(now, key),
                 Event::ArrayDone { die } => self.on_array_done(now, die),
                 Event::Done { die } => self.on_done(now, die),
                 Event::HostWake => {
@@ -782,10 +783,10 @@ impl Simulation {
         let chip = self.die_txn[die as usize].chip;
         match self.interconnect.acquire(now, chip, die, transfer) {
             Acquire::Granted(grant) => self.granted(grant),
-            Acquire::Queued {
-                wake_at_ns: Some(at),
-            } => self.events.schedule(at, Event::LinkWake { chip }),
-            Acquire::Queued { wake_at_ns: None } => {}
+            Acquire::Queued { wake: Some(wake) } => self
+                .events
+                .schedule(wake.at_ns, Event::LinkWake { key: wake.key }),
+            Acquire::Queued { wake: None } => {}
         }
     }
 
@@ -837,15 +838,15 @@ impl Simulation {
         self.chip_busy_dies[chip] += 1;
     }
 
-    fn on_link_wake(&mut self, now: u64, chip: u32) {
+    fn on_link_wake(&mut self, now: u64, key: u32) {
         let mut grants = std::mem::take(&mut self.grants);
-        let next_wake = self.interconnect.wake(now, chip, &mut grants);
+        let next_wake = self.interconnect.wake(now, key, &mut grants);
         for grant in grants.drain(..) {
             self.granted(grant);
         }
         self.grants = grants;
         if let Some(at) = next_wake {
-            self.events.schedule(at, Event::LinkWake { chip });
+            self.events.schedule(at, Event::LinkWake { key });
         }
     }
 

@@ -218,6 +218,7 @@ impl Config {
     /// Check values serde cannot: ranges and consistency. Messages name the key.
     pub fn validate(&self) -> Result<(), String> {
         self.geometry.validate()?;
+        self.interconnect.validate(&self.geometry)?;
         let t = &self.timing;
         if !(t.channel_bytes_per_ns.is_finite() && t.channel_bytes_per_ns > 0.0) {
             return Err("timing.channel_bytes_per_ns must be a positive number".into());
