@@ -3,6 +3,7 @@
 //! Every device scheduler implements [`DeviceScheduler`]; [`DeviceSchedulerConfig`] lists them.
 
 mod in_order;
+mod multiplane;
 mod out_of_order;
 mod sos;
 mod ssdsim;
@@ -12,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use crate::ftl::Ftl;
 
 pub use in_order::InOrder;
+pub use multiplane::MultiPlane;
 pub use out_of_order::OutOfOrder;
 pub use sos::Sos;
 pub use ssdsim::Ssdsim;
@@ -50,6 +52,10 @@ pub struct Transaction {
     pub chip: u32,
     /// Global die index.
     pub die: u32,
+    /// Global plane index.
+    pub plane: u32,
+    /// Page index inside its block (multi-plane operations pair equal ones).
+    pub page_in_block: u32,
     /// Bytes moved over the channel (the part of the page the request touches).
     pub bytes: u32,
     /// When it entered the device scheduler.
@@ -100,6 +106,16 @@ pub trait DeviceScheduler {
     fn next(&mut self, chip: u32, ctx: &mut DeviceContext<'_>) -> Option<Transaction>;
     /// Transactions queued (not yet started) for each chip.
     fn queued_per_chip(&self) -> &[u32];
+    /// Multi-plane pairing (`device.multiplane`): remove and return the first queued
+    /// transaction of `chip`, in this scheduler's order, that `fits` accepts. A scheduler that
+    /// cannot look past its head may keep the default, which never pairs.
+    fn take_companion(
+        &mut self,
+        _chip: u32,
+        _fits: &dyn Fn(&Transaction) -> bool,
+    ) -> Option<Transaction> {
+        None
+    }
 }
 
 /// A tiny FTL for scheduler unit tests that never remap.
@@ -204,6 +220,19 @@ impl DeviceScheduler for AnyDeviceScheduler {
             AnyDeviceScheduler::OutOfOrder(s) => s.queued_per_chip(),
             AnyDeviceScheduler::Sos(s) => s.queued_per_chip(),
             AnyDeviceScheduler::Ssdsim(s) => s.queued_per_chip(),
+        }
+    }
+    fn take_companion(
+        &mut self,
+        chip: u32,
+        fits: &dyn Fn(&Transaction) -> bool,
+    ) -> Option<Transaction> {
+        match self {
+            AnyDeviceScheduler::InOrder(s) => s.take_companion(chip, fits),
+            AnyDeviceScheduler::OutOfOrder(s) => s.take_companion(chip, fits),
+            AnyDeviceScheduler::Sos(s) => s.take_companion(chip, fits),
+            // SSDsim's shipped config has advanced (multi-plane) commands off: never pairs.
+            AnyDeviceScheduler::Ssdsim(s) => s.take_companion(chip, fits),
         }
     }
 }

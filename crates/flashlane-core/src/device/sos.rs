@@ -121,6 +121,8 @@ impl Sos {
             let mut moved = self.remove_at(from, index);
             moved.chip = target.chip;
             moved.die = target.die;
+            moved.plane = target.plane;
+            moved.page_in_block = ctx.ftl.page_in_block(target.ppn);
             moved.ppn = target.ppn;
             // It starts at once, so WHM no longer sees it as queued.
             if self.write_hit_manager {
@@ -209,6 +211,25 @@ impl DeviceScheduler for Sos {
     fn queued_per_chip(&self) -> &[u32] {
         &self.queued
     }
+
+    fn take_companion(
+        &mut self,
+        chip: u32,
+        fits: &dyn Fn(&Transaction) -> bool,
+    ) -> Option<Transaction> {
+        let c = chip as usize;
+        let at = self.queues[c].iter().position(fits)?;
+        let txn = self.queues[c].remove(at)?;
+        self.queued[c] -= 1;
+        if txn.kind == TxnKind::Program && txn.lpn != NO_LPN {
+            self.waiting_writes[c] -= 1;
+            if self.write_hit_manager && self.pending.get(&txn.lpn).is_some_and(|p| p.1 == txn.ppn)
+            {
+                self.pending.remove(&txn.lpn);
+            }
+        }
+        Some(txn)
+    }
 }
 
 #[cfg(test)]
@@ -251,6 +272,8 @@ mod tests {
             request,
             chip,
             die: chip,
+            plane: chip,
+            page_in_block: ppn % 8,
             bytes: 4096,
             enqueued_ns: 0,
             lpn,

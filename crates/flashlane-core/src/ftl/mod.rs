@@ -373,6 +373,11 @@ impl Ftl {
         Some(target)
     }
 
+    /// Page index inside its block of physical page `ppn`.
+    pub fn page_in_block(&self, ppn: u32) -> u32 {
+        ppn % self.geometry.pages_per_block
+    }
+
     /// Test hook: make every later relocation record wrong data at its new page, so the
     /// integrity check must flag reads of moved pages.
     #[doc(hidden)]
