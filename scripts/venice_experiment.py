@@ -118,9 +118,12 @@ WHY_THE_GAPS = """## Why the gaps (read with the tables above)
   speedup near 1). The mean-latency speedup shows the interconnect's effect better.
 - **Stand-ins, not traces.** The synthetic stand-ins match only read share, size and inter-arrival
   time of Table 2; the real traces' address locality and burstiness are not there.
-- **Ideal.** Our ideal SSD gives each chip a private link at the channel rate. It reaches about
-  4x only on the 4-channel (4x16) array and the burstiest stand-ins; on 8x8 most stand-ins are not
-  path-bound at their Table 2 arrival rates.
+- **Ideal.** Our ideal SSD gives each chip a private link at the channel rate. Its speedup grows
+  as the baseline has fewer channels (shape table) and on the burstiest workloads (per-workload
+  table); on 8x8 most stand-ins are not path-bound at their Table 2 arrival rates, so the
+  paper's "about 4x" is far from our mean.
+- **Controller count.** The "Venice, 16 FCs" rows (not in the paper) double the controllers
+  (two per row, both mesh edges): they measure how much of Venice's gap is the controller cap.
 - **Energy** (the paper's -61 %) is not modelled yet.
 """
 
