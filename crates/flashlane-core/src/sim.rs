@@ -2,7 +2,9 @@
 //! interconnect and flash timing together around the event queue.
 
 use crate::config::Config;
-use crate::device::{AnyDeviceScheduler, DeviceScheduler, Transaction, TxnKind, NO_REQUEST};
+use crate::device::{
+    AnyDeviceScheduler, DeviceScheduler, MultiPlane, Transaction, TxnKind, NO_REQUEST,
+};
 use crate::engine::EventQueue;
 use crate::ftl::cmt::{Access, CmtCounters, MappingCache, MappingOp, MAPPING_READ_BYTES};
 use crate::ftl::{Ftl, FtlCounters, GcOp};
@@ -182,6 +184,8 @@ pub struct Simulation {
     touched_chips: Vec<u32>,
     /// Cached mapping table, when `ftl.mapping_cache_bytes` > 0.
     cmt: Option<CachedTranslation>,
+    /// Multi-plane grouping (`device.multiplane`) and the companions of each die's group.
+    multiplane: MultiPlane,
 }
 
 /// The cached mapping table with the buffers the event flow hands it and its counters at the
@@ -211,6 +215,8 @@ impl Simulation {
             request: NO_REQUEST,
             chip: 0,
             die: 0,
+            plane: 0,
+            page_in_block: 0,
             bytes: 0,
             enqueued_ns: 0,
         };
@@ -228,6 +234,7 @@ impl Simulation {
         });
         Simulation {
             cmt,
+            multiplane: MultiPlane::new(config.device.multiplane, g.dies(), g.planes_per_die),
             static_map: StaticMap::new(&g, config.static_order()),
             page_read_ns: config.timing.page_read_ns,
             page_program_ns: config.timing.page_program_ns,
@@ -600,6 +607,8 @@ impl Simulation {
                 request: id,
                 chip: target.chip,
                 die: target.die,
+                plane: target.plane,
+                page_in_block: target.ppn % self.geometry.pages_per_block,
                 bytes,
                 enqueued_ns: now,
             };
@@ -615,6 +624,8 @@ impl Simulation {
                     request: NO_REQUEST,
                     chip: target.chip,
                     die: target.die,
+                    plane: target.plane,
+                    page_in_block: target.ppn % self.geometry.pages_per_block,
                     bytes: 0,
                     enqueued_ns: now,
                 });
@@ -650,12 +661,14 @@ impl Simulation {
                 ),
                 MappingOp::Program { tpage } => (TxnKind::MappingProgram, tpage, page_bytes),
             };
-            let (chip, die) = cmt.cache.location(tpage);
+            let (chip, die, plane) = cmt.cache.location(tpage);
             self.device.enqueue(Transaction {
                 kind,
                 request: tpage,
                 chip,
                 die,
+                plane,
+                page_in_block: 0,
                 bytes,
                 enqueued_ns: txn.enqueued_ns,
             });
@@ -691,7 +704,33 @@ impl Simulation {
     /// Start every transaction the device scheduler lets go on `chip`.
     fn try_issue(&mut self, now: u64, chip: u32) {
         while let Some(txn) = self.device.next(chip, &self.die_busy) {
-            self.start(now, txn);
+            let group = self.multiplane.gather(&mut self.device, txn);
+            self.start_companions(now, txn.die);
+            self.start(now, group);
+        }
+    }
+
+    /// Count the companions of a multi-plane group as started page operations.
+    fn start_companions(&mut self, now: u64, die: u32) {
+        let companions = self.multiplane.companions(die);
+        if companions.is_empty() {
+            return;
+        }
+        let counted = u64::from(self.in_window(now));
+        self.flash.multiplane_operations += counted;
+        for companion in companions {
+            match companion.kind {
+                TxnKind::Read => self.flash.reads += counted,
+                _ => self.flash.programs += counted,
+            }
+            if let Some(id) = companion.host_request() {
+                let request = &self.requests[id as usize];
+                if request.measured {
+                    let sums = &mut self.waits[op_index(request.host.op)];
+                    sums.pages += 1;
+                    sums.chip_wait_ns += now - companion.enqueued_ns;
+                }
+            }
         }
     }
 
@@ -854,6 +893,18 @@ impl Simulation {
         } else if matches!(txn.kind, TxnKind::MappingRead | TxnKind::MappingProgram) {
             self.on_mapping_done(now, txn);
         }
+        for i in 0..self.multiplane.companions(die).len() {
+            let companion = self.multiplane.companions(die)[i];
+            if let Some(id) = companion.host_request() {
+                let request = &mut self.requests[id as usize];
+                request.remaining_pages -= 1;
+                if request.remaining_pages == 0 {
+                    self.complete(now, id);
+                    self.dispatch_pending = true;
+                }
+            }
+        }
+        self.multiplane.finish(die);
         self.try_issue(now, txn.chip);
     }
 

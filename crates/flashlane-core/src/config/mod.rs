@@ -148,6 +148,10 @@ pub struct DeviceConfig {
     /// Requests the device accepts at once (NVMe submission-queue depth).
     pub queue_depth_requests: u32,
     pub scheduler: DeviceSchedulerConfig,
+    /// Pair page reads (programs) of one die at the same page index on different planes into
+    /// multi-plane commands (device/multiplane.rs). Off by default.
+    #[serde(default)]
+    pub multiplane: bool,
 }
 
 impl Config {

@@ -79,6 +79,8 @@ mod tests {
             request,
             chip,
             die,
+            plane: 0,
+            page_in_block: 0,
             bytes: 2048,
             enqueued_ns: 0,
         }
