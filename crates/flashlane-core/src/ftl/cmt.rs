@@ -412,6 +412,7 @@ mod tests {
             chip: 0,
             die: 0,
             bytes: 0,
+            program_ns: 0,
             enqueued_ns: 0,
         };
         let mut ops = Vec::new();
