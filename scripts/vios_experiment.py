@@ -47,6 +47,13 @@ PAPER_TIMING = [
 ]
 
 
+def normalized(lat: dict, base: dict, op: str) -> str:
+    """Mean latency of `op` relative to the NOOP run's, or "-" when NOOP had none."""
+    if base[op]["count"] == 0 or base[op]["mean"] == 0:
+        return "-"
+    return f"{lat[op]['mean'] / base[op]['mean']:.3f}"
+
+
 def run_one(args: argparse.Namespace, trace: str, layout: str, pe: int, name: str) -> dict:
     out = args.out / f"{trace.split('.')[0]}-{pe}-{name}.json"
     if not out.exists():
@@ -113,13 +120,9 @@ def main() -> int:
                 total = max(req["completed"], 1)
                 share = (conflicts["read"] + conflicts["write"]) / total
 
-                def norm(op: str, lat: dict = lat) -> str:
-                    if base[op]["count"] == 0 or base[op]["mean"] == 0:
-                        return "-"
-                    return f"{lat[op]['mean'] / base[op]['mean']:.3f}"
-
                 print(
-                    f"| {trace} | {pe // 1000}K | {name} | {norm('read')} | {norm('write')} "
+                    f"| {trace} | {pe // 1000}K | {name} | {normalized(lat, base, 'read')} "
+                    f"| {normalized(lat, base, 'write')} "
                     f"| {lat['read']['mean']:.1f} | {lat['write']['mean']:.1f} | {share:.3f} "
                     f"| {v['write_fast_fraction']:.2f}/{v['write_medium_fraction']:.2f}/"
                     f"{v['write_slow_fraction']:.2f} | {v['mean_host_program_us']:.1f} |"
