@@ -163,6 +163,8 @@ fn presets_lists_every_preset() {
         "venice-perf",
         "venice-cost",
         "sos-4x4",
+        "pass-ssd1",
+        "pass-msr-60gb",
     ] {
         assert!(text.contains(name), "{text}");
     }

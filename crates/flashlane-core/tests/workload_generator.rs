@@ -19,6 +19,7 @@ fn spec(arrival: ArrivalSpec, size: SizeSpec, address: AddressSpec) -> Synthetic
         read_fraction: 0.36,
         device: 3,
         stream: 7,
+        stream_count: 1,
         seed: 42,
         arrival,
         size,
@@ -475,4 +476,26 @@ fn huge_spans_do_not_overflow() {
             assert!(r.offset_bytes.checked_add(r.size_bytes).is_some(), "{r:?}");
         }
     }
+}
+
+#[test]
+fn stream_count_deals_records_to_streams_in_turn() {
+    // stream = 7, stream_count = 3: records 0, 1, 2, 3, 4 carry streams 7, 8, 9, 7, 8.
+    // Only the stream changes: addresses, sizes and ops equal those of stream_count = 1.
+    let mut s = base();
+    s.requests = 5;
+    let plain = records(&s);
+    s.stream_count = 3;
+    let dealt = records(&s);
+    let streams: Vec<u32> = dealt.iter().map(|r| r.stream).collect();
+    assert_eq!(streams, vec![7, 8, 9, 7, 8]);
+    for (a, b) in plain.iter().zip(&dealt) {
+        assert_eq!(
+            (a.time_ns, a.offset_bytes, a.size_bytes, a.op),
+            (b.time_ns, b.offset_bytes, b.size_bytes, b.op)
+        );
+    }
+    s.stream_count = 0;
+    let err = SyntheticReader::new(&s).unwrap_err().to_string();
+    assert!(err.contains("stream_count"), "{err}");
 }

@@ -137,7 +137,16 @@ impl Default for PreconditionConfig {
 pub struct HostConfig {
     /// Requests the host scheduler queue holds; later arrivals wait in arrival order.
     pub queue_length_requests: u32,
+    /// SSDsim's request queue (PIQ/VIOS platform): `queue_length_requests` bounds the requests
+    /// waiting in the host scheduler *plus* those issued to the device and not yet complete,
+    /// so a queue length of 1 means one request inside the SSD at a time.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub queue_includes_outstanding: bool,
     pub scheduler: HostSchedulerConfig,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// Device side: the submission queue and the per-chip transaction scheduler.
@@ -147,6 +156,10 @@ pub struct DeviceConfig {
     /// Requests the device accepts at once (NVMe submission-queue depth).
     pub queue_depth_requests: u32,
     pub scheduler: DeviceSchedulerConfig,
+    /// Pair page reads (programs) of one die at the same page index on different planes into
+    /// multi-plane commands (device/multiplane.rs). Off by default.
+    #[serde(default)]
+    pub multiplane: bool,
 }
 
 impl Config {
@@ -213,6 +226,7 @@ impl Config {
     /// Check values serde cannot: ranges and consistency. Messages name the key.
     pub fn validate(&self) -> Result<(), String> {
         self.geometry.validate()?;
+        self.interconnect.validate(&self.geometry)?;
         let t = &self.timing;
         if !(t.channel_bytes_per_ns.is_finite() && t.channel_bytes_per_ns > 0.0) {
             return Err("timing.channel_bytes_per_ns must be a positive number".into());

@@ -19,6 +19,11 @@ pub const PRESETS: &[(&str, &str)] = &[
         include_str!("../../presets/venice-cost.toml"),
     ),
     ("sos-4x4", include_str!("../../presets/sos-4x4.toml")),
+    ("pass-ssd1", include_str!("../../presets/pass-ssd1.toml")),
+    (
+        "pass-msr-60gb",
+        include_str!("../../presets/pass-msr-60gb.toml"),
+    ),
 ];
 
 pub fn preset_names() -> Vec<&'static str> {

@@ -252,6 +252,9 @@ pub struct FlashCounts {
     pub mapping_reads: u64,
     /// Translation-page programs (write-backs) of the cached mapping table.
     pub mapping_programs: u64,
+    /// Multi-plane commands started (each covers two or more of the page reads or programs
+    /// above); 0 unless `device.multiplane`.
+    pub multiplane_operations: u64,
 }
 
 /// The cached mapping table in the measured window (`None` when the whole map is in DRAM).

@@ -67,6 +67,11 @@ impl SyntheticReader {
         if self.emitted >= self.spec.requests {
             return None;
         }
+        // Streams are dealt in turn; `stream_count` >= 1 is checked by `validate`.
+        let stream = self
+            .spec
+            .stream
+            .wrapping_add((self.emitted % u64::from(self.spec.stream_count.max(1))) as u32);
         if self.emitted > 0 {
             let gap = match self.spec.arrival {
                 ArrivalSpec::Poisson {
@@ -92,7 +97,7 @@ impl SyntheticReader {
         Some(TraceRecord {
             time_ns: self.time_ns,
             device: self.spec.device,
-            stream: self.spec.stream,
+            stream,
             offset_bytes,
             size_bytes,
             op,

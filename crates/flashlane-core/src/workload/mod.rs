@@ -44,6 +44,11 @@ pub struct SyntheticSpec {
     /// Stream number every record carries.
     #[serde(default)]
     pub stream: u32,
+    /// Streams the records are dealt to in turn: record i carries `stream + i mod
+    /// stream_count` (one stream per thread of a multithreaded benchmark, for per-stream
+    /// schedulers such as CFQ and AS). 1 = every record carries `stream`.
+    #[serde(default = "default_stream_count", skip_serializing_if = "is_one")]
+    pub stream_count: u32,
     /// Seed of every random stream of the generator.
     #[serde(default = "default_seed")]
     pub seed: u64,
@@ -57,6 +62,12 @@ fn default_label() -> String {
 }
 fn default_seed() -> u64 {
     1
+}
+fn default_stream_count() -> u32 {
+    1
+}
+fn is_one(n: &u32) -> bool {
+    *n == 1
 }
 fn default_align() -> u64 {
     4096
@@ -163,6 +174,9 @@ impl SyntheticSpec {
     pub fn validate(&self) -> Result<(), String> {
         if self.requests == 0 {
             return Err("requests must be at least 1".into());
+        }
+        if self.stream_count == 0 {
+            return Err("stream_count must be at least 1".into());
         }
         if !(0.0..=1.0).contains(&self.read_fraction) {
             return Err(format!(

@@ -106,6 +106,7 @@ pub fn profiles() -> Vec<Profile> {
                 read_fraction: read_pct / 100.0,
                 device: 0,
                 stream: 0,
+                stream_count: 1,
                 seed: 1,
                 arrival: ArrivalSpec::Poisson {
                     mean_interarrival_ns: us * 1000.0,
@@ -140,6 +141,7 @@ pub fn profiles() -> Vec<Profile> {
                 read_fraction,
                 device: 0,
                 stream: 0,
+                stream_count: 1,
                 seed: 1,
                 arrival: ArrivalSpec::Poisson {
                     mean_interarrival_ns: PIQ_DEFAULT_MEAN_INTERARRIVAL_US * 1000.0,
