@@ -58,6 +58,9 @@ pub struct Transaction {
     pub page_in_block: u32,
     /// Bytes moved over the channel (the part of the page the request touches).
     pub bytes: u32,
+    /// Array program time of a program or copyback, ns: the latency of the block it lands in
+    /// (`[variation]`) or `timing.page_program_ns`. Unused by other kinds.
+    pub program_ns: u32,
     /// When it entered the device scheduler.
     pub enqueued_ns: u64,
     /// Logical page a host read or program serves, or [`NO_LPN`].
@@ -139,6 +142,7 @@ pub(crate) fn test_ftl() -> Ftl {
         allocation: AllocationConfig::Static { order },
         host_visible_order: order,
         mapping_cache_bytes: 0,
+        block_choice: Default::default(),
     };
     Ftl::new(&g, &config, StaticMap::new(&g, order), false)
 }

@@ -123,6 +123,10 @@ impl Sos {
             moved.die = target.die;
             moved.plane = target.plane;
             moved.page_in_block = ctx.ftl.page_in_block(target.ppn);
+            // With per-block variation the new page's block sets the program time.
+            if let Some(ns) = ctx.ftl.program_ns(target.ppn) {
+                moved.program_ns = ns;
+            }
             moved.ppn = target.ppn;
             // It starts at once, so WHM no longer sees it as queued.
             if self.write_hit_manager {
@@ -262,6 +266,7 @@ mod tests {
             allocation: AllocationConfig::Static { order },
             host_visible_order: order,
             mapping_cache_bytes: 0,
+            block_choice: Default::default(),
         };
         Ftl::new(&g, &config, StaticMap::new(&g, order), true)
     }
@@ -275,6 +280,7 @@ mod tests {
             plane: chip,
             page_in_block: ppn % 8,
             bytes: 4096,
+            program_ns: PROGRAM_NS as u32,
             enqueued_ns: 0,
             lpn,
             ppn,
