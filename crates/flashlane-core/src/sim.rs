@@ -704,13 +704,18 @@ impl Simulation {
     /// Start every transaction the device scheduler lets go on `chip`.
     fn try_issue(&mut self, now: u64, chip: u32) {
         while let Some(txn) = self.device.next(chip, &self.die_busy) {
-            let group = self.multiplane.gather(&mut self.device, txn);
-            self.start_companions(now, txn.die);
-            self.start(now, group);
+            if self.multiplane.enabled() {
+                let group = self.multiplane.gather(&mut self.device, txn);
+                self.start_companions(now, txn.die);
+                self.start(now, group);
+            } else {
+                self.start(now, txn);
+            }
         }
     }
 
     /// Count the companions of a multi-plane group as started page operations.
+    #[inline(never)]
     fn start_companions(&mut self, now: u64, die: u32) {
         let companions = self.multiplane.companions(die);
         if companions.is_empty() {
@@ -893,6 +898,15 @@ impl Simulation {
         } else if matches!(txn.kind, TxnKind::MappingRead | TxnKind::MappingProgram) {
             self.on_mapping_done(now, txn);
         }
+        if self.multiplane.enabled() {
+            self.finish_companions(now, die);
+        }
+        self.try_issue(now, txn.chip);
+    }
+
+    /// The multi-plane group on `die` ended: each companion's page is done too.
+    #[inline(never)]
+    fn finish_companions(&mut self, now: u64, die: u32) {
         for i in 0..self.multiplane.companions(die).len() {
             let companion = self.multiplane.companions(die)[i];
             if let Some(id) = companion.host_request() {
@@ -905,7 +919,6 @@ impl Simulation {
             }
         }
         self.multiplane.finish(die);
-        self.try_issue(now, txn.chip);
     }
 
     fn complete(&mut self, now: u64, id: RequestId) {
