@@ -3,12 +3,14 @@
 //! Every device scheduler implements [`DeviceScheduler`]; [`DeviceSchedulerConfig`] lists them.
 
 mod in_order;
+mod multiplane;
 mod out_of_order;
 mod ssdsim;
 
 use serde::{Deserialize, Serialize};
 
 pub use in_order::InOrder;
+pub use multiplane::MultiPlane;
 pub use out_of_order::OutOfOrder;
 pub use ssdsim::Ssdsim;
 
@@ -43,8 +45,15 @@ pub struct Transaction {
     pub chip: u32,
     /// Global die index.
     pub die: u32,
+    /// Global plane index.
+    pub plane: u32,
+    /// Page index inside its block (multi-plane operations pair equal ones).
+    pub page_in_block: u32,
     /// Bytes moved over the channel (the part of the page the request touches).
     pub bytes: u32,
+    /// Array program time of a program or copyback, ns: the latency of the block it lands in
+    /// (`[variation]`) or `timing.page_program_ns`. Unused by other kinds.
+    pub program_ns: u32,
     /// When it entered the device scheduler.
     pub enqueued_ns: u64,
 }
@@ -71,6 +80,16 @@ pub trait DeviceScheduler {
     fn next(&mut self, chip: u32, die_busy: &[bool]) -> Option<Transaction>;
     /// Transactions queued (not yet started) for each chip.
     fn queued_per_chip(&self) -> &[u32];
+    /// Multi-plane pairing (`device.multiplane`): remove and return the first queued
+    /// transaction of `chip`, in this scheduler's order, that `fits` accepts. A scheduler that
+    /// cannot look past its head may keep the default, which never pairs.
+    fn take_companion(
+        &mut self,
+        _chip: u32,
+        _fits: &dyn Fn(&Transaction) -> bool,
+    ) -> Option<Transaction> {
+        None
+    }
 }
 
 /// Device scheduler choice in a config (`[device.scheduler] kind = "out_of_order"`).
@@ -134,6 +153,18 @@ impl DeviceScheduler for AnyDeviceScheduler {
             AnyDeviceScheduler::InOrder(s) => s.queued_per_chip(),
             AnyDeviceScheduler::OutOfOrder(s) => s.queued_per_chip(),
             AnyDeviceScheduler::Ssdsim(s) => s.queued_per_chip(),
+        }
+    }
+    fn take_companion(
+        &mut self,
+        chip: u32,
+        fits: &dyn Fn(&Transaction) -> bool,
+    ) -> Option<Transaction> {
+        match self {
+            AnyDeviceScheduler::InOrder(s) => s.take_companion(chip, fits),
+            AnyDeviceScheduler::OutOfOrder(s) => s.take_companion(chip, fits),
+            // SSDsim's shipped config has advanced (multi-plane) commands off: never pairs.
+            AnyDeviceScheduler::Ssdsim(s) => s.take_companion(chip, fits),
         }
     }
 }
