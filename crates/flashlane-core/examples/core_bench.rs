@@ -1,10 +1,11 @@
 //! Whole-run speed benchmark (not a test): generates its own trace, runs it, prints figures.
 //!
-//! `cargo run --release -p flashlane-core --example core_bench [-- REQUESTS [PRESET [INTERCONNECT]]]`
+//! `cargo run --release -p flashlane-core --example core_bench [-- REQUESTS [PRESET [INTERCONNECT [KEY=VALUE ...]]]]`
 //!
 //! Trace: REQUESTS (default 1,000,000) random 4 KiB requests, 70 % reads, exponential
 //! inter-arrival times with a 20 us mean, uniformly over a 64 GiB span; preset mqsim-default
-//! (or PRESET), with the preset's interconnect (or INTERCONNECT, e.g. `venice`).
+//! (or PRESET), with the preset's interconnect (or INTERCONNECT, e.g. `venice`; `-` keeps the
+//! preset's), and any further `key=value` config overrides (e.g. `variation.enabled=true`).
 
 use std::io::Write;
 
@@ -49,11 +50,15 @@ fn main() {
     let preset = std::env::args()
         .nth(2)
         .unwrap_or_else(|| "mqsim-default".into());
-    let overrides: Vec<(String, String)> = std::env::args()
+    let mut overrides: Vec<(String, String)> = std::env::args()
         .nth(3)
+        .filter(|kind| kind != "-")
         .map(|kind| ("interconnect.kind".to_string(), kind))
         .into_iter()
         .collect();
+    for text in std::env::args().skip(4) {
+        overrides.push(flashlane_core::config::parse_override(&text).expect("key=value"));
+    }
     let spec = RunSpec::new(
         Config::from_preset(&preset, &overrides).expect("preset"),
         path.clone(),

@@ -7,7 +7,7 @@ use crate::device::{
 };
 use crate::engine::EventQueue;
 use crate::ftl::cmt::{Access, CmtCounters, MappingCache, MappingOp, MAPPING_READ_BYTES};
-use crate::ftl::{Ftl, FtlCounters, GcOp};
+use crate::ftl::{Ftl, FtlCounters, GcOp, VariationCounters, VariationStats};
 use crate::geometry::{Geometry, StaticMap};
 use crate::host::{AnyHostScheduler, HostRequest, HostScheduler, HostView, RequestId};
 use crate::interconnect::{Acquire, AnyInterconnect, Grant, Interconnect, Transfer};
@@ -96,6 +96,7 @@ pub struct SimResults {
     pub flash: FlashCounts,
     pub gc: GcStats,
     pub cmt: Option<CmtStats>,
+    pub variation: Option<VariationStats>,
     pub waf: f64,
     pub events: u64,
     pub per_source: Vec<(RequestCounts, LatencyByOp)>,
@@ -166,6 +167,7 @@ pub struct Simulation {
 
     window_start_ns: u64,
     ftl_at_window_start: FtlCounters,
+    variation_at_window_start: VariationCounters,
     last_completion_ns: u64,
     last_flash_end_ns: u64,
     latency: [LatencyRecorder; 2],
@@ -218,6 +220,7 @@ impl Simulation {
             plane: 0,
             page_in_block: 0,
             bytes: 0,
+            program_ns: 0,
             enqueued_ns: 0,
         };
         let cmt = (config.ftl.mapping_cache_bytes > 0).then(|| CachedTranslation {
@@ -278,6 +281,7 @@ impl Simulation {
             dispatch_pending: false,
             window_start_ns: u64::MAX,
             ftl_at_window_start: FtlCounters::default(),
+            variation_at_window_start: VariationCounters::default(),
             last_completion_ns: 0,
             last_flash_end_ns: 0,
             latency: [LatencyRecorder::default(), LatencyRecorder::default()],
@@ -421,6 +425,9 @@ impl Simulation {
     fn start_window(&mut self, now: u64) {
         self.window_start_ns = now;
         self.ftl_at_window_start = self.ftl.counters();
+        if let Some(variation) = self.ftl.variation() {
+            self.variation_at_window_start = variation.counters();
+        }
         if let Some(cmt) = &mut self.cmt {
             cmt.at_window_start = cmt.cache.counters();
         }
@@ -596,9 +603,12 @@ impl Simulation {
                 Op::Read => (TxnKind::Read, self.ftl.read(lpn)?),
                 Op::Write => {
                     self.gc_buffer.clear();
-                    let target =
-                        self.ftl
-                            .write(lpn, self.device.queued_per_chip(), &mut self.gc_buffer)?;
+                    let target = self.ftl.write_with_claims(
+                        lpn,
+                        self.device.queued_per_chip(),
+                        &self.claims_per_chip,
+                        &mut self.gc_buffer,
+                    )?;
                     (TxnKind::Program, target)
                 }
             };
@@ -610,6 +620,7 @@ impl Simulation {
                 plane: target.plane,
                 page_in_block: target.ppn % self.geometry.pages_per_block,
                 bytes,
+                program_ns: self.program_ns_at(target.ppn),
                 enqueued_ns: now,
             };
             self.enqueue_translated(lpn, host.op, txn);
@@ -627,6 +638,7 @@ impl Simulation {
                     plane: target.plane,
                     page_in_block: target.ppn % self.geometry.pages_per_block,
                     bytes: 0,
+                    program_ns: self.program_ns_at(target.ppn),
                     enqueued_ns: now,
                 });
                 self.touched_chips.push(target.chip);
@@ -638,6 +650,15 @@ impl Simulation {
             self.try_issue(now, chip);
         }
         Ok(())
+    }
+
+    /// Array program time at physical page `ppn`: its block's latency under `[variation]`,
+    /// else `timing.page_program_ns`.
+    #[inline]
+    fn program_ns_at(&self, ppn: u32) -> u32 {
+        self.ftl
+            .program_ns(ppn)
+            .unwrap_or(self.page_program_ns as u32)
     }
 
     /// Queue a host page operation, or park it in the cached mapping table until its
@@ -670,6 +691,8 @@ impl Simulation {
                 plane,
                 page_in_block: 0,
                 bytes,
+                // Translation pages have no block of their own in the model: nominal time.
+                program_ns: self.page_program_ns as u32,
                 enqueued_ns: txn.enqueued_ns,
             });
             self.touched_chips.push(chip);
@@ -825,7 +848,7 @@ impl Simulation {
             }
             Stage::ReadData => (end, Event::Done { die }),
             Stage::ProgramIn | Stage::CopybackProgramCommand => {
-                (end + self.page_program_ns, Event::Done { die })
+                (end + txn.program_ns as u64, Event::Done { die })
             }
             Stage::EraseCommand => (end + self.block_erase_ns, Event::Done { die }),
         };
@@ -1013,6 +1036,10 @@ impl Simulation {
             hi = hi.max(c);
         }
         SimResults {
+            variation: self
+                .ftl
+                .variation()
+                .map(|v| v.stats(&self.variation_at_window_start)),
             records: self.records,
             requests: self.counts.clone(),
             latency_us: LatencyByOp {

@@ -8,6 +8,7 @@ mod presets;
 use serde::{Deserialize, Serialize};
 
 use crate::device::DeviceSchedulerConfig;
+use crate::ftl::{BlockChoice, VariationConfig};
 use crate::geometry::{Geometry, Level};
 use crate::host::HostSchedulerConfig;
 use crate::interconnect::InterconnectConfig;
@@ -31,6 +32,9 @@ pub struct Config {
     pub ftl: FtlConfig,
     #[serde(default)]
     pub precondition: PreconditionConfig,
+    /// Process variation between blocks (VIOS); off by default.
+    #[serde(default)]
+    pub variation: VariationConfig,
     pub host: HostConfig,
     pub device: DeviceConfig,
 }
@@ -79,6 +83,10 @@ pub struct FtlConfig {
     /// the whole page map in DRAM (no mapping flash traffic). See ftl::cmt.
     #[serde(default)]
     pub mapping_cache_bytes: u64,
+    /// Which free block a write opens: `in_order` (least-erased first) or
+    /// `fastest_for_conflicts` (VIOS; needs `[variation]`, else the same as `in_order`).
+    #[serde(default)]
+    pub block_choice: BlockChoice,
 }
 
 fn default_host_visible_order() -> [Level; 4] {
@@ -252,6 +260,13 @@ impl Config {
                     return Err(format!("allocation order {order:?} must name channel, chip, die and plane once each"));
                 }
             }
+        }
+        if self.variation.enabled {
+            self.variation.validate()?;
+        }
+        if self.timing.page_program_ns > u32::MAX as u64 {
+            // Transactions carry their program time in u32 ns.
+            return Err("timing.page_program_ns must be below 2^32 ns (4.29 s)".into());
         }
         let p = &self.precondition;
         if !(0.0..=1.0).contains(&p.fill_fraction) {

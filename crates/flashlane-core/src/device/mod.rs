@@ -51,6 +51,9 @@ pub struct Transaction {
     pub page_in_block: u32,
     /// Bytes moved over the channel (the part of the page the request touches).
     pub bytes: u32,
+    /// Array program time of a program or copyback, ns: the latency of the block it lands in
+    /// (`[variation]`) or `timing.page_program_ns`. Unused by other kinds.
+    pub program_ns: u32,
     /// When it entered the device scheduler.
     pub enqueued_ns: u64,
 }

@@ -54,6 +54,8 @@ impl MultiPlane {
             };
             used_planes |= 1 << (companion.plane % planes);
             group.bytes += companion.bytes;
+            // Planes program in parallel: the group ends with its slowest block ([variation]).
+            group.program_ns = group.program_ns.max(companion.program_ns);
             members.push(companion);
         }
         group

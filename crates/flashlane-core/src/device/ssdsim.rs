@@ -82,6 +82,7 @@ mod tests {
             plane: 0,
             page_in_block: 0,
             bytes: 2048,
+            program_ns: 0,
             enqueued_ns: 0,
         }
     }

@@ -416,6 +416,7 @@ mod tests {
             plane: 0,
             page_in_block: 0,
             bytes: 0,
+            program_ns: 0,
             enqueued_ns: 0,
         };
         let mut ops = Vec::new();

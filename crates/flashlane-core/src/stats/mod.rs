@@ -117,6 +117,9 @@ pub struct Summary {
     /// Cached mapping table statistics; absent when the whole map is in DRAM.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cmt: Option<CmtStats>,
+    /// Process-variation statistics (`[variation]` on only; see ftl::variation).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub variation: Option<crate::ftl::VariationStats>,
     /// Write amplification in the measured window: (host page programs + GC page moves) /
     /// host page programs; 0 when no page was written.
     pub waf: f64,
