@@ -114,7 +114,7 @@ def workload_args(workload: str, quick: bool) -> list[str]:
 
 def run_one(flashlane: Path, out: Path, key: tuple[str, str, str, int], quick: bool) -> dict:
     platform, workload, scheme, queue = key
-    name = f"{platform}-{workload.split('.')[0]}-{workload.split('.')[-1]}-{scheme}-q{queue}"
+    name = f"{platform}-{workload.replace('.', '_')}-{scheme}-q{queue}"
     json_path = out / "runs" / f"{name}.json"
     sets = [*BASE, *PLATFORMS[platform], *SCHEMES[scheme]]
     sets.append(f"host.queue_length_requests={queue}")

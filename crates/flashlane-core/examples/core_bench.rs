@@ -1,11 +1,11 @@
 //! Whole-run speed benchmark (not a test): generates its own trace, runs it, prints figures.
 //!
-//! `cargo run --release -p flashlane-core --example core_bench [-- REQUESTS [PRESET [INTERCONNECT]] [KEY=VALUE ...]]`
-//! (KEY=VALUE: config overrides, e.g. `device.scheduler.kind=sos`)
+//! `cargo run --release -p flashlane-core --example core_bench [-- REQUESTS [PRESET [INTERCONNECT [KEY=VALUE ...]]]]`
 //!
 //! Trace: REQUESTS (default 1,000,000) random 4 KiB requests, 70 % reads, exponential
 //! inter-arrival times with a 20 us mean, uniformly over a 64 GiB span; preset mqsim-default
-//! (or PRESET), with the preset's interconnect (or INTERCONNECT, e.g. `venice`).
+//! (or PRESET), with the preset's interconnect (or INTERCONNECT, e.g. `venice`; `-` keeps the
+//! preset's), and any further `key=value` config overrides (e.g. `variation.enabled=true`).
 
 use std::io::Write;
 
@@ -47,21 +47,17 @@ fn main() {
     drop(out);
     let rss_before = peak_rss_mib();
 
-    // Positional PRESET and INTERCONNECT; any KEY=VALUE argument is a config override.
-    let (settings, positional): (Vec<String>, Vec<String>) =
-        std::env::args().skip(2).partition(|a| a.contains('='));
-    let preset = positional
-        .first()
-        .cloned()
+    let preset = std::env::args()
+        .nth(2)
         .unwrap_or_else(|| "mqsim-default".into());
-    let mut overrides: Vec<(String, String)> = positional
-        .get(1)
-        .map(|kind| ("interconnect.kind".to_string(), kind.clone()))
+    let mut overrides: Vec<(String, String)> = std::env::args()
+        .nth(3)
+        .filter(|kind| kind != "-")
+        .map(|kind| ("interconnect.kind".to_string(), kind))
         .into_iter()
         .collect();
-    for a in settings {
-        let (k, v) = a.split_once('=').expect("contains =");
-        overrides.push((k.to_string(), v.to_string()));
+    for text in std::env::args().skip(4) {
+        overrides.push(flashlane_core::config::parse_override(&text).expect("key=value"));
     }
     let spec = RunSpec::new(
         Config::from_preset(&preset, &overrides).expect("preset"),

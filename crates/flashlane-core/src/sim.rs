@@ -780,14 +780,19 @@ impl Simulation {
             if txn.from_chip != txn.chip {
                 self.queue_recorder.moved_write(now);
             }
-            let group = self.multiplane.gather(&mut self.device, txn);
-            self.queue_changed(now, txn.chip);
-            self.start_companions(now, txn.die);
-            self.start(now, group);
+            if self.multiplane.enabled() {
+                let group = self.multiplane.gather(&mut self.device, txn);
+                self.queue_changed(now, txn.chip);
+                self.start_companions(now, txn.die);
+                self.start(now, group);
+            } else {
+                self.start(now, txn);
+            }
         }
     }
 
     /// Count the companions of a multi-plane group as started page operations.
+    #[inline(never)]
     fn start_companions(&mut self, now: u64, die: u32) {
         let companions = self.multiplane.companions(die);
         if companions.is_empty() {
@@ -999,6 +1004,15 @@ impl Simulation {
         } else if matches!(txn.kind, TxnKind::MappingRead | TxnKind::MappingProgram) {
             self.on_mapping_done(now, txn);
         }
+        if self.multiplane.enabled() {
+            self.finish_companions(now, die);
+        }
+        self.try_issue(now, txn.chip);
+    }
+
+    /// The multi-plane group on `die` ended: each companion's page is done too.
+    #[inline(never)]
+    fn finish_companions(&mut self, now: u64, die: u32) {
         for i in 0..self.multiplane.companions(die).len() {
             let companion = self.multiplane.companions(die)[i];
             if let Some(id) = companion.host_request() {
@@ -1011,7 +1025,6 @@ impl Simulation {
             }
         }
         self.multiplane.finish(die);
-        self.try_issue(now, txn.chip);
     }
 
     fn complete(&mut self, now: u64, id: RequestId) {

@@ -61,6 +61,12 @@ impl MultiPlane {
         group
     }
 
+    /// Whether groups form at all (`device.multiplane` and two or more planes per die).
+    #[inline]
+    pub fn enabled(&self) -> bool {
+        self.enabled
+    }
+
     /// The companions of the group running on `die` (empty for a single-plane operation).
     pub fn companions(&self, die: u32) -> &[Transaction] {
         &self.companions[die as usize]
