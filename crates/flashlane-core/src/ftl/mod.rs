@@ -359,6 +359,7 @@ mod tests {
             },
             host_visible_order: [Level::Channel, Level::Chip, Level::Die, Level::Plane],
             mapping_cache_bytes: 0,
+            stripe_unit_pages: 1,
         };
         (g, c)
     }
