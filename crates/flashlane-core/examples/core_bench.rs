@@ -1,9 +1,11 @@
 //! Whole-run speed benchmark (not a test): generates its own trace, runs it, prints figures.
 //!
-//! `cargo run --release -p flashlane-core --example core_bench [-- REQUESTS]`
+//! `cargo run --release -p flashlane-core --example core_bench [-- REQUESTS [PRESET [INTERCONNECT [KEY=VALUE ...]]]]`
 //!
 //! Trace: REQUESTS (default 1,000,000) random 4 KiB requests, 70 % reads, exponential
-//! inter-arrival times with a 20 us mean, uniformly over a 64 GiB span; preset mqsim-default.
+//! inter-arrival times with a 20 us mean, uniformly over a 64 GiB span; preset mqsim-default
+//! (or PRESET), with the preset's interconnect (or INTERCONNECT, e.g. `venice`; `-` keeps the
+//! preset's), and any further `key=value` config overrides (e.g. `variation.enabled=true`).
 
 use std::io::Write;
 
@@ -45,8 +47,20 @@ fn main() {
     drop(out);
     let rss_before = peak_rss_mib();
 
+    let preset = std::env::args()
+        .nth(2)
+        .unwrap_or_else(|| "mqsim-default".into());
+    let mut overrides: Vec<(String, String)> = std::env::args()
+        .nth(3)
+        .filter(|kind| kind != "-")
+        .map(|kind| ("interconnect.kind".to_string(), kind))
+        .into_iter()
+        .collect();
+    for text in std::env::args().skip(4) {
+        overrides.push(flashlane_core::config::parse_override(&text).expect("key=value"));
+    }
     let spec = RunSpec::new(
-        Config::from_preset("mqsim-default", &[]).expect("preset"),
+        Config::from_preset(&preset, &overrides).expect("preset"),
         path.clone(),
         Some(TraceFormat::Mqsim),
     );

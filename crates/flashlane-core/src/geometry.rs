@@ -252,6 +252,12 @@ impl ChipSet {
             *a |= b;
         }
     }
+    /// Remove every chip of `other` from this set.
+    pub fn remove_all(&mut self, other: &ChipSet) {
+        for (a, b) in self.0.iter_mut().zip(other.0.iter()) {
+            *a &= !b;
+        }
+    }
     pub fn is_empty(&self) -> bool {
         self.0.iter().all(|w| *w == 0)
     }

@@ -2,10 +2,12 @@
 //! interconnect and flash timing together around the event queue.
 
 use crate::config::Config;
-use crate::device::{AnyDeviceScheduler, DeviceScheduler, Transaction, TxnKind, NO_REQUEST};
+use crate::device::{
+    AnyDeviceScheduler, DeviceScheduler, MultiPlane, Transaction, TxnKind, NO_REQUEST,
+};
 use crate::engine::EventQueue;
 use crate::ftl::cmt::{Access, CmtCounters, MappingCache, MappingOp, MAPPING_READ_BYTES};
-use crate::ftl::{Ftl, FtlCounters, GcOp};
+use crate::ftl::{Ftl, FtlCounters, GcOp, VariationCounters, VariationStats};
 use crate::geometry::{Geometry, StaticMap};
 use crate::host::{AnyHostScheduler, HostRequest, HostScheduler, HostView, RequestId};
 use crate::interconnect::{Acquire, AnyInterconnect, Grant, Interconnect, Transfer};
@@ -36,8 +38,9 @@ macro_rules! host_view {
 enum Event {
     /// The look-ahead trace record arrives at the host (never queued: see `next_arrival_ns`).
     Arrival,
-    /// The path of `chip` asked to be woken: a waiting transfer may start.
-    LinkWake { chip: u32 },
+    /// The interconnect asked to be woken for `key` (a link, or its whole network): waiting
+    /// transfers may start.
+    LinkWake { key: u32 },
     /// A die finished the array part of a read or copyback.
     ArrayDone { die: u32 },
     /// A die finished its transaction.
@@ -93,6 +96,7 @@ pub struct SimResults {
     pub flash: FlashCounts,
     pub gc: GcStats,
     pub cmt: Option<CmtStats>,
+    pub variation: Option<VariationStats>,
     pub waf: f64,
     pub events: u64,
     pub per_source: Vec<(RequestCounts, LatencyByOp)>,
@@ -113,6 +117,8 @@ pub struct Simulation {
     page_program_ns: u64,
     block_erase_ns: u64,
     host_queue_length: usize,
+    /// The host queue length also bounds outstanding requests (SSDsim's request queue).
+    queue_includes_outstanding: bool,
     device_queue_depth: u32,
     options: SimOptions,
 
@@ -161,6 +167,7 @@ pub struct Simulation {
 
     window_start_ns: u64,
     ftl_at_window_start: FtlCounters,
+    variation_at_window_start: VariationCounters,
     last_completion_ns: u64,
     last_flash_end_ns: u64,
     latency: [LatencyRecorder; 2],
@@ -179,6 +186,8 @@ pub struct Simulation {
     touched_chips: Vec<u32>,
     /// Cached mapping table, when `ftl.mapping_cache_bytes` > 0.
     cmt: Option<CachedTranslation>,
+    /// Multi-plane grouping (`device.multiplane`) and the companions of each die's group.
+    multiplane: MultiPlane,
 }
 
 /// The cached mapping table with the buffers the event flow hands it and its counters at the
@@ -208,7 +217,10 @@ impl Simulation {
             request: NO_REQUEST,
             chip: 0,
             die: 0,
+            plane: 0,
+            page_in_block: 0,
             bytes: 0,
+            program_ns: 0,
             enqueued_ns: 0,
         };
         let cmt = (config.ftl.mapping_cache_bytes > 0).then(|| CachedTranslation {
@@ -225,11 +237,13 @@ impl Simulation {
         });
         Simulation {
             cmt,
+            multiplane: MultiPlane::new(config.device.multiplane, g.dies(), g.planes_per_die),
             static_map: config.static_map(),
             page_read_ns: config.timing.page_read_ns,
             page_program_ns: config.timing.page_program_ns,
             block_erase_ns: config.timing.block_erase_ns,
             host_queue_length: config.host.queue_length_requests as usize,
+            queue_includes_outstanding: config.host.queue_includes_outstanding,
             device_queue_depth: config.device.queue_depth_requests,
             options,
             events: EventQueue::new(),
@@ -267,6 +281,7 @@ impl Simulation {
             dispatch_pending: false,
             window_start_ns: u64::MAX,
             ftl_at_window_start: FtlCounters::default(),
+            variation_at_window_start: VariationCounters::default(),
             last_completion_ns: 0,
             last_flash_end_ns: 0,
             latency: [LatencyRecorder::default(), LatencyRecorder::default()],
@@ -314,7 +329,7 @@ impl Simulation {
             };
             match event {
                 Event::Arrival => self.on_arrival(now, next_record)?,
-                Event::LinkWake { chip } => self.on_link_wake(now, chip),
+                Event::LinkWake { key } => self.on_link_wake(now, key),
                 Event::ArrayDone { die } => self.on_array_done(now, die),
                 Event::Done { die } => self.on_done(now, die),
                 Event::HostWake => {
@@ -394,7 +409,11 @@ impl Simulation {
 
     /// May the arrived look-ahead enter the host queue now?
     fn has_room(&self) -> bool {
-        let host_room = self.host.len() < self.host_queue_length;
+        let mut queued = self.host.len();
+        if self.queue_includes_outstanding {
+            queued += self.outstanding_requests as usize;
+        }
+        let host_room = queued < self.host_queue_length;
         match self.options.replay {
             Replay::ClosedLoop { outstanding } => {
                 host_room && self.live_requests < outstanding as u64
@@ -406,6 +425,9 @@ impl Simulation {
     fn start_window(&mut self, now: u64) {
         self.window_start_ns = now;
         self.ftl_at_window_start = self.ftl.counters();
+        if let Some(variation) = self.ftl.variation() {
+            self.variation_at_window_start = variation.counters();
+        }
         if let Some(cmt) = &mut self.cmt {
             cmt.at_window_start = cmt.cache.counters();
         }
@@ -581,9 +603,12 @@ impl Simulation {
                 Op::Read => (TxnKind::Read, self.ftl.read(lpn)?),
                 Op::Write => {
                     self.gc_buffer.clear();
-                    let target =
-                        self.ftl
-                            .write(lpn, self.device.queued_per_chip(), &mut self.gc_buffer)?;
+                    let target = self.ftl.write_with_claims(
+                        lpn,
+                        self.device.queued_per_chip(),
+                        &self.claims_per_chip,
+                        &mut self.gc_buffer,
+                    )?;
                     (TxnKind::Program, target)
                 }
             };
@@ -592,7 +617,10 @@ impl Simulation {
                 request: id,
                 chip: target.chip,
                 die: target.die,
+                plane: target.plane,
+                page_in_block: target.ppn % self.geometry.pages_per_block,
                 bytes,
+                program_ns: self.program_ns_at(target.ppn),
                 enqueued_ns: now,
             };
             self.enqueue_translated(lpn, host.op, txn);
@@ -607,7 +635,10 @@ impl Simulation {
                     request: NO_REQUEST,
                     chip: target.chip,
                     die: target.die,
+                    plane: target.plane,
+                    page_in_block: target.ppn % self.geometry.pages_per_block,
                     bytes: 0,
+                    program_ns: self.program_ns_at(target.ppn),
                     enqueued_ns: now,
                 });
                 self.touched_chips.push(target.chip);
@@ -619,6 +650,15 @@ impl Simulation {
             self.try_issue(now, chip);
         }
         Ok(())
+    }
+
+    /// Array program time at physical page `ppn`: its block's latency under `[variation]`,
+    /// else `timing.page_program_ns`.
+    #[inline]
+    fn program_ns_at(&self, ppn: u32) -> u32 {
+        self.ftl
+            .program_ns(ppn)
+            .unwrap_or(self.page_program_ns as u32)
     }
 
     /// Queue a host page operation, or park it in the cached mapping table until its
@@ -642,13 +682,17 @@ impl Simulation {
                 ),
                 MappingOp::Program { tpage } => (TxnKind::MappingProgram, tpage, page_bytes),
             };
-            let (chip, die) = cmt.cache.location(tpage);
+            let (chip, die, plane) = cmt.cache.location(tpage);
             self.device.enqueue(Transaction {
                 kind,
                 request: tpage,
                 chip,
                 die,
+                plane,
+                page_in_block: 0,
                 bytes,
+                // Translation pages have no block of their own in the model: nominal time.
+                program_ns: self.page_program_ns as u32,
                 enqueued_ns: txn.enqueued_ns,
             });
             self.touched_chips.push(chip);
@@ -683,7 +727,38 @@ impl Simulation {
     /// Start every transaction the device scheduler lets go on `chip`.
     fn try_issue(&mut self, now: u64, chip: u32) {
         while let Some(txn) = self.device.next(chip, &self.die_busy) {
-            self.start(now, txn);
+            if self.multiplane.enabled() {
+                let group = self.multiplane.gather(&mut self.device, txn);
+                self.start_companions(now, txn.die);
+                self.start(now, group);
+            } else {
+                self.start(now, txn);
+            }
+        }
+    }
+
+    /// Count the companions of a multi-plane group as started page operations.
+    #[inline(never)]
+    fn start_companions(&mut self, now: u64, die: u32) {
+        let companions = self.multiplane.companions(die);
+        if companions.is_empty() {
+            return;
+        }
+        let counted = u64::from(self.in_window(now));
+        self.flash.multiplane_operations += counted;
+        for companion in companions {
+            match companion.kind {
+                TxnKind::Read => self.flash.reads += counted,
+                _ => self.flash.programs += counted,
+            }
+            if let Some(id) = companion.host_request() {
+                let request = &self.requests[id as usize];
+                if request.measured {
+                    let sums = &mut self.waits[op_index(request.host.op)];
+                    sums.pages += 1;
+                    sums.chip_wait_ns += now - companion.enqueued_ns;
+                }
+            }
         }
     }
 
@@ -736,10 +811,10 @@ impl Simulation {
         let chip = self.die_txn[die as usize].chip;
         match self.interconnect.acquire(now, chip, die, transfer) {
             Acquire::Granted(grant) => self.granted(grant),
-            Acquire::Queued {
-                wake_at_ns: Some(at),
-            } => self.events.schedule(at, Event::LinkWake { chip }),
-            Acquire::Queued { wake_at_ns: None } => {}
+            Acquire::Queued { wake: Some(wake) } => self
+                .events
+                .schedule(wake.at_ns, Event::LinkWake { key: wake.key }),
+            Acquire::Queued { wake: None } => {}
         }
     }
 
@@ -773,7 +848,7 @@ impl Simulation {
             }
             Stage::ReadData => (end, Event::Done { die }),
             Stage::ProgramIn | Stage::CopybackProgramCommand => {
-                (end + self.page_program_ns, Event::Done { die })
+                (end + txn.program_ns as u64, Event::Done { die })
             }
             Stage::EraseCommand => (end + self.block_erase_ns, Event::Done { die }),
         };
@@ -791,15 +866,15 @@ impl Simulation {
         self.chip_busy_dies[chip] += 1;
     }
 
-    fn on_link_wake(&mut self, now: u64, chip: u32) {
+    fn on_link_wake(&mut self, now: u64, key: u32) {
         let mut grants = std::mem::take(&mut self.grants);
-        let next_wake = self.interconnect.wake(now, chip, &mut grants);
+        let next_wake = self.interconnect.wake(now, key, &mut grants);
         for grant in grants.drain(..) {
             self.granted(grant);
         }
         self.grants = grants;
         if let Some(at) = next_wake {
-            self.events.schedule(at, Event::LinkWake { chip });
+            self.events.schedule(at, Event::LinkWake { key });
         }
     }
 
@@ -846,7 +921,27 @@ impl Simulation {
         } else if matches!(txn.kind, TxnKind::MappingRead | TxnKind::MappingProgram) {
             self.on_mapping_done(now, txn);
         }
+        if self.multiplane.enabled() {
+            self.finish_companions(now, die);
+        }
         self.try_issue(now, txn.chip);
+    }
+
+    /// The multi-plane group on `die` ended: each companion's page is done too.
+    #[inline(never)]
+    fn finish_companions(&mut self, now: u64, die: u32) {
+        for i in 0..self.multiplane.companions(die).len() {
+            let companion = self.multiplane.companions(die)[i];
+            if let Some(id) = companion.host_request() {
+                let request = &mut self.requests[id as usize];
+                request.remaining_pages -= 1;
+                if request.remaining_pages == 0 {
+                    self.complete(now, id);
+                    self.dispatch_pending = true;
+                }
+            }
+        }
+        self.multiplane.finish(die);
     }
 
     fn complete(&mut self, now: u64, id: RequestId) {
@@ -941,6 +1036,10 @@ impl Simulation {
             hi = hi.max(c);
         }
         SimResults {
+            variation: self
+                .ftl
+                .variation()
+                .map(|v| v.stats(&self.variation_at_window_start)),
             records: self.records,
             requests: self.counts.clone(),
             latency_us: LatencyByOp {

@@ -8,6 +8,7 @@ mod presets;
 use serde::{Deserialize, Serialize};
 
 use crate::device::DeviceSchedulerConfig;
+use crate::ftl::{BlockChoice, VariationConfig};
 use crate::geometry::{Geometry, Level, StaticMap};
 use crate::host::HostSchedulerConfig;
 use crate::interconnect::InterconnectConfig;
@@ -31,6 +32,9 @@ pub struct Config {
     pub ftl: FtlConfig,
     #[serde(default)]
     pub precondition: PreconditionConfig,
+    /// Process variation between blocks (VIOS); off by default.
+    #[serde(default)]
+    pub variation: VariationConfig,
     pub host: HostConfig,
     pub device: DeviceConfig,
 }
@@ -84,6 +88,10 @@ pub struct FtlConfig {
     /// contiguous logical range. Used by static allocation and the host's location vectors.
     #[serde(default = "one_page", skip_serializing_if = "is_one_page")]
     pub stripe_unit_pages: u64,
+    /// Which free block a write opens: `in_order` (least-erased first) or
+    /// `fastest_for_conflicts` (VIOS; needs `[variation]`, else the same as `in_order`).
+    #[serde(default)]
+    pub block_choice: BlockChoice,
 }
 
 fn one_page() -> u64 {
@@ -141,7 +149,16 @@ impl Default for PreconditionConfig {
 pub struct HostConfig {
     /// Requests the host scheduler queue holds; later arrivals wait in arrival order.
     pub queue_length_requests: u32,
+    /// SSDsim's request queue (PIQ/VIOS platform): `queue_length_requests` bounds the requests
+    /// waiting in the host scheduler *plus* those issued to the device and not yet complete,
+    /// so a queue length of 1 means one request inside the SSD at a time.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub queue_includes_outstanding: bool,
     pub scheduler: HostSchedulerConfig,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// Device side: the submission queue and the per-chip transaction scheduler.
@@ -151,6 +168,10 @@ pub struct DeviceConfig {
     /// Requests the device accepts at once (NVMe submission-queue depth).
     pub queue_depth_requests: u32,
     pub scheduler: DeviceSchedulerConfig,
+    /// Pair page reads (programs) of one die at the same page index on different planes into
+    /// multi-plane commands (device/multiplane.rs). Off by default.
+    #[serde(default)]
+    pub multiplane: bool,
 }
 
 impl Config {
@@ -217,6 +238,7 @@ impl Config {
     /// Check values serde cannot: ranges and consistency. Messages name the key.
     pub fn validate(&self) -> Result<(), String> {
         self.geometry.validate()?;
+        self.interconnect.validate(&self.geometry)?;
         let t = &self.timing;
         if !(t.channel_bytes_per_ns.is_finite() && t.channel_bytes_per_ns > 0.0) {
             return Err("timing.channel_bytes_per_ns must be a positive number".into());
@@ -253,6 +275,13 @@ impl Config {
         }
         if self.ftl.stripe_unit_pages == 0 {
             return Err("ftl.stripe_unit_pages must be at least 1".into());
+        }
+        if self.variation.enabled {
+            self.variation.validate()?;
+        }
+        if self.timing.page_program_ns > u32::MAX as u64 {
+            // Transactions carry their program time in u32 ns.
+            return Err("timing.page_program_ns must be below 2^32 ns (4.29 s)".into());
         }
         let p = &self.precondition;
         if !(0.0..=1.0).contains(&p.fill_fraction) {

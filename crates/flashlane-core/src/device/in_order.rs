@@ -39,4 +39,16 @@ impl DeviceScheduler for InOrder {
     fn queued_per_chip(&self) -> &[u32] {
         &self.queued
     }
+
+    // The earliest fitting transaction anywhere in the queue: pairing lets it overtake.
+    fn take_companion(
+        &mut self,
+        chip: u32,
+        fits: &dyn Fn(&Transaction) -> bool,
+    ) -> Option<Transaction> {
+        let at = self.queue.iter().position(|t| t.chip == chip && fits(t))?;
+        let txn = self.queue.remove(at)?;
+        self.queued[chip as usize] -= 1;
+        Some(txn)
+    }
 }

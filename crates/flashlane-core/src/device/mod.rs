@@ -3,12 +3,16 @@
 //! Every device scheduler implements [`DeviceScheduler`]; [`DeviceSchedulerConfig`] lists them.
 
 mod in_order;
+mod multiplane;
 mod out_of_order;
+mod ssdsim;
 
 use serde::{Deserialize, Serialize};
 
 pub use in_order::InOrder;
+pub use multiplane::MultiPlane;
 pub use out_of_order::OutOfOrder;
+pub use ssdsim::Ssdsim;
 
 /// Marks a transaction that belongs to no host request (garbage collection).
 pub const NO_REQUEST: u32 = u32::MAX;
@@ -41,8 +45,15 @@ pub struct Transaction {
     pub chip: u32,
     /// Global die index.
     pub die: u32,
+    /// Global plane index.
+    pub plane: u32,
+    /// Page index inside its block (multi-plane operations pair equal ones).
+    pub page_in_block: u32,
     /// Bytes moved over the channel (the part of the page the request touches).
     pub bytes: u32,
+    /// Array program time of a program or copyback, ns: the latency of the block it lands in
+    /// (`[variation]`) or `timing.page_program_ns`. Unused by other kinds.
+    pub program_ns: u32,
     /// When it entered the device scheduler.
     pub enqueued_ns: u64,
 }
@@ -69,6 +80,16 @@ pub trait DeviceScheduler {
     fn next(&mut self, chip: u32, die_busy: &[bool]) -> Option<Transaction>;
     /// Transactions queued (not yet started) for each chip.
     fn queued_per_chip(&self) -> &[u32];
+    /// Multi-plane pairing (`device.multiplane`): remove and return the first queued
+    /// transaction of `chip`, in this scheduler's order, that `fits` accepts. A scheduler that
+    /// cannot look past its head may keep the default, which never pairs.
+    fn take_companion(
+        &mut self,
+        _chip: u32,
+        _fits: &dyn Fn(&Transaction) -> bool,
+    ) -> Option<Transaction> {
+        None
+    }
 }
 
 /// Device scheduler choice in a config (`[device.scheduler] kind = "out_of_order"`).
@@ -80,6 +101,9 @@ pub enum DeviceSchedulerConfig {
     InOrder {},
     /// HOS of the SOS paper: one FIFO queue per chip; any idle chip takes its own queue's head.
     OutOfOrder {},
+    /// SSDsim's order (PIQ/VIOS platform): the whole chip is busy while any of its dies
+    /// works; an idle chip starts its oldest read, else its oldest program or GC operation.
+    Ssdsim {},
 }
 
 impl DeviceSchedulerConfig {
@@ -87,6 +111,7 @@ impl DeviceSchedulerConfig {
         match self {
             DeviceSchedulerConfig::InOrder {} => "in_order",
             DeviceSchedulerConfig::OutOfOrder {} => "out_of_order",
+            DeviceSchedulerConfig::Ssdsim {} => "ssdsim",
         }
     }
 
@@ -96,6 +121,7 @@ impl DeviceSchedulerConfig {
             DeviceSchedulerConfig::OutOfOrder {} => {
                 AnyDeviceScheduler::OutOfOrder(OutOfOrder::new(chips))
             }
+            DeviceSchedulerConfig::Ssdsim {} => AnyDeviceScheduler::Ssdsim(Ssdsim::new(chips)),
         }
     }
 }
@@ -104,6 +130,7 @@ impl DeviceSchedulerConfig {
 pub enum AnyDeviceScheduler {
     InOrder(InOrder),
     OutOfOrder(OutOfOrder),
+    Ssdsim(Ssdsim),
 }
 
 impl DeviceScheduler for AnyDeviceScheduler {
@@ -111,18 +138,33 @@ impl DeviceScheduler for AnyDeviceScheduler {
         match self {
             AnyDeviceScheduler::InOrder(s) => s.enqueue(txn),
             AnyDeviceScheduler::OutOfOrder(s) => s.enqueue(txn),
+            AnyDeviceScheduler::Ssdsim(s) => s.enqueue(txn),
         }
     }
     fn next(&mut self, chip: u32, die_busy: &[bool]) -> Option<Transaction> {
         match self {
             AnyDeviceScheduler::InOrder(s) => s.next(chip, die_busy),
             AnyDeviceScheduler::OutOfOrder(s) => s.next(chip, die_busy),
+            AnyDeviceScheduler::Ssdsim(s) => s.next(chip, die_busy),
         }
     }
     fn queued_per_chip(&self) -> &[u32] {
         match self {
             AnyDeviceScheduler::InOrder(s) => s.queued_per_chip(),
             AnyDeviceScheduler::OutOfOrder(s) => s.queued_per_chip(),
+            AnyDeviceScheduler::Ssdsim(s) => s.queued_per_chip(),
+        }
+    }
+    fn take_companion(
+        &mut self,
+        chip: u32,
+        fits: &dyn Fn(&Transaction) -> bool,
+    ) -> Option<Transaction> {
+        match self {
+            AnyDeviceScheduler::InOrder(s) => s.take_companion(chip, fits),
+            AnyDeviceScheduler::OutOfOrder(s) => s.take_companion(chip, fits),
+            // SSDsim's shipped config has advanced (multi-plane) commands off: never pairs.
+            AnyDeviceScheduler::Ssdsim(s) => s.take_companion(chip, fits),
         }
     }
 }

@@ -40,4 +40,17 @@ impl DeviceScheduler for OutOfOrder {
     fn queued_per_chip(&self) -> &[u32] {
         &self.queued
     }
+
+    // The earliest fitting transaction of the chip's queue: pairing lets it overtake.
+    fn take_companion(
+        &mut self,
+        chip: u32,
+        fits: &dyn Fn(&Transaction) -> bool,
+    ) -> Option<Transaction> {
+        let queue = &mut self.queues[chip as usize];
+        let at = queue.iter().position(fits)?;
+        let txn = queue.remove(at)?;
+        self.queued[chip as usize] -= 1;
+        Some(txn)
+    }
 }

@@ -194,9 +194,11 @@ impl MappingCache {
         self.entries_per_tpage
     }
 
-    /// (chip, global die) holding translation page `tpage`.
-    pub fn location(&self, tpage: u32) -> (u32, u32) {
-        self.plane_targets[self.static_map.plane_of(u64::from(tpage)) as usize]
+    /// (chip, global die, global plane) holding translation page `tpage`.
+    pub fn location(&self, tpage: u32) -> (u32, u32, u32) {
+        let plane = self.static_map.plane_of(u64::from(tpage));
+        let (chip, die) = self.plane_targets[plane as usize];
+        (chip, die, plane)
     }
 
     /// Translate logical page `lpn` for data operation `txn` (`write`: the entry becomes dirty).
@@ -411,7 +413,10 @@ mod tests {
             request: NO_REQUEST,
             chip: 0,
             die: 0,
+            plane: 0,
+            page_in_block: 0,
             bytes: 0,
+            program_ns: 0,
             enqueued_ns: 0,
         };
         let mut ops = Vec::new();

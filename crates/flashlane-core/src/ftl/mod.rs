@@ -8,6 +8,7 @@ pub mod cmt;
 mod mapping;
 mod plane;
 mod precondition;
+pub mod variation;
 
 use crate::config::{AllocationConfig, FtlConfig};
 use crate::geometry::{Geometry, StaticMap};
@@ -16,6 +17,9 @@ use crate::Error;
 pub use mapping::{ChunkedTable, PageMap};
 pub use plane::{Plane, INVALID};
 pub use precondition::{precondition, Footprint, PreconditionReport};
+pub use variation::{
+    BlockChoice, SpeedClass, Variation, VariationConfig, VariationCounters, VariationStats,
+};
 
 /// Where a flash operation runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,6 +76,9 @@ pub struct Ftl {
     next_chip: u32,
     next_plane_in_chip: Vec<u32>,
     shadow: Option<Shadow>,
+    /// Per-block program latencies (`[variation]`), when enabled.
+    variation: Option<Variation>,
+    block_choice: BlockChoice,
 }
 
 impl Ftl {
@@ -113,7 +120,54 @@ impl Ftl {
             next_chip: 0,
             next_plane_in_chip: vec![0; geometry.chips() as usize],
             shadow,
+            variation: None,
+            block_choice: config.block_choice,
         }
+    }
+
+    /// Give every block its own program latency (`[variation]`; see ftl::variation), drawn from
+    /// the run seed. Call before any write; [`Ftl::start_block_choice`] then turns on the
+    /// variation-aware choice.
+    pub fn enable_variation(
+        &mut self,
+        config: &VariationConfig,
+        nominal_program_ns: u64,
+        seed: u64,
+    ) -> Result<(), Error> {
+        let blocks = self.geometry.planes() as u64 * self.geometry.blocks_per_plane as u64;
+        let variation =
+            Variation::new(config, blocks, nominal_program_ns, seed).map_err(Error::Config)?;
+        self.variation = Some(variation);
+        Ok(())
+    }
+
+    /// Under `ftl.block_choice = "fastest_for_conflicts"` with variation on, order the free
+    /// blocks of every plane by speed from now on. Called after preconditioning, so that the
+    /// data placed before the trace sits in the same blocks whatever the choice (runs then
+    /// differ only in how the trace's writes are placed; docs/models/vios.md).
+    pub fn start_block_choice(&mut self) {
+        let Some(variation) = &self.variation else {
+            return;
+        };
+        if self.block_choice == BlockChoice::FastestForConflicts {
+            let per_plane = self.geometry.blocks_per_plane as usize;
+            for (p, plane) in self.planes.iter_mut().enumerate() {
+                plane.order_by_speed(|b| variation.speed_key(p * per_plane + b as usize));
+            }
+        }
+    }
+
+    pub fn variation(&self) -> Option<&Variation> {
+        self.variation.as_ref()
+    }
+
+    /// Array program time of the block holding `ppn` under `[variation]`; `None` without it
+    /// (the device's `timing.page_program_ns` applies).
+    #[inline]
+    pub fn program_ns(&self, ppn: u32) -> Option<u32> {
+        let variation = self.variation.as_ref()?;
+        let block = ppn as u64 / self.geometry.pages_per_block as u64;
+        Some(variation.program_ns(block as usize))
     }
 
     pub fn logical_pages(&self) -> u64 {
@@ -231,24 +285,60 @@ impl Ftl {
         chip_load: &[u32],
         gc_ops: &mut Vec<GcOp>,
     ) -> Result<PhysicalTarget, Error> {
+        self.write_with_claims(lpn, chip_load, &[], gc_ops)
+    }
+
+    /// As [`Ftl::write`], knowing the requests waiting or in service per chip (this one
+    /// included; empty = unknown). A write whose chip has `claims > 1` conflicts: under
+    /// `fastest_for_conflicts` it goes to the fast stream of its plane.
+    pub fn write_with_claims(
+        &mut self,
+        lpn: u64,
+        chip_load: &[u32],
+        claims_per_chip: &[u32],
+        gc_ops: &mut Vec<GcOp>,
+    ) -> Result<PhysicalTarget, Error> {
         self.check_lpn(lpn)?;
         let plane = if self.dynamic {
             self.dynamic_plane(chip_load)
         } else {
             self.static_map.plane_of(lpn)
         };
-        let target = self.place_write(lpn, plane)?;
+        let chip = self.plane_targets[plane as usize].0 as usize;
+        let conflict = claims_per_chip.get(chip).is_some_and(|claims| *claims > 1);
+        let fast = conflict && self.block_choice == BlockChoice::FastestForConflicts;
+        let target = self.place_write_in(lpn, plane, fast)?;
         self.counters.host_page_writes += 1;
+        if let Some(variation) = &mut self.variation {
+            let block = target.ppn as u64 / self.geometry.pages_per_block as u64;
+            let class = variation.class(block as usize);
+            let program_ns = variation.program_ns(block as usize);
+            let c = &mut variation.counters;
+            c.writes_by_class[class as usize] += 1;
+            c.conflict_writes += u64::from(conflict);
+            c.fast_stream_writes += u64::from(fast);
+            c.host_program_ns_sum += program_ns as u64;
+        }
         self.collect_if_needed(plane, gc_ops)?;
         Ok(target)
     }
 
     fn place_write(&mut self, lpn: u64, plane: u32) -> Result<PhysicalTarget, Error> {
+        self.place_write_in(lpn, plane, false)
+    }
+
+    /// Place on the normal stream of `plane`, or on its fast stream when `fast`.
+    fn place_write_in(
+        &mut self,
+        lpn: u64,
+        plane: u32,
+        fast: bool,
+    ) -> Result<PhysicalTarget, Error> {
         if let Some(old) = self.map.get(lpn) {
             let (p, b, pg) = self.split_ppn(old);
             self.planes[p as usize].invalidate(b, pg);
         }
-        let (block, page) = self.planes[plane as usize].allocate_page(lpn as u32).ok_or_else(|| {
+        let (block, page) = self.planes[plane as usize].allocate_page_in(lpn as u32, fast).ok_or_else(|| {
             Error::Workload(format!(
                 "plane {plane} has no free page left: the logical data exceeds what over-provisioning and garbage collection can hold"
             ))
@@ -316,7 +406,19 @@ impl Ftl {
                 self.counters.gc_pages_moved += 1;
                 gc_ops.push(GcOp::Copyback { target });
             }
-            self.planes[plane as usize].erase(victim);
+            match &mut self.variation {
+                None => self.planes[plane as usize].erase(victim),
+                Some(variation) => {
+                    // Write-speed detection: the erase adds a P/E cycle; re-file the block at
+                    // its (possibly slower) speed.
+                    let global =
+                        plane as usize * self.geometry.blocks_per_plane as usize + victim as usize;
+                    let erases = self.planes[plane as usize].blocks[victim as usize].erase_count;
+                    variation.on_erase(global, erases + 1);
+                    let key = variation.speed_key(global);
+                    self.planes[plane as usize].erase_with_speed(victim, key);
+                }
+            }
             self.counters.erases += 1;
             let erase_target = self.target_of(self.ppn_of(plane, victim, 0));
             gc_ops.push(GcOp::Erase {
@@ -360,6 +462,7 @@ mod tests {
             host_visible_order: [Level::Channel, Level::Chip, Level::Die, Level::Plane],
             mapping_cache_bytes: 0,
             stripe_unit_pages: 1,
+            block_choice: BlockChoice::InOrder,
         };
         (g, c)
     }

@@ -1,8 +1,7 @@
 //! Blocks of one plane: free list with dynamic wear levelling, active write block, and full
 //! blocks indexed by valid-page count so the greedy victim is found without a scan.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::BTreeSet;
 
 /// Marker in the reverse map: the physical page holds no valid data.
 pub const INVALID: u32 = u32::MAX;
@@ -37,9 +36,15 @@ pub struct Block {
 #[derive(Debug)]
 pub struct Plane {
     pub blocks: Vec<Block>,
-    /// Free blocks, least-erased first (dynamic wear levelling); ties by block number.
-    free: BinaryHeap<Reverse<(u32, u32)>>,
+    /// Free blocks by (speed key, erase count, block): without variation-aware choice the
+    /// speed key is 0, so least-erased first (dynamic wear levelling), ties by block number.
+    /// With it, fastest first (see [`Plane::allocate_page_in`]).
+    free: BTreeSet<(u32, u32, u32)>,
     pub active: Option<u32>,
+    /// Open block of the fast stream (variation-aware choice only): conflicting writes.
+    pub active_fast: Option<u32>,
+    /// Variation-aware choice: the normal stream opens the slowest free block.
+    speed_ordered: bool,
     pages_per_block: u32,
     /// Full blocks by valid-page count: head and tail of a list each, oldest entry first.
     bucket_head: Vec<u32>,
@@ -60,8 +65,10 @@ impl Plane {
                     next: NONE,
                 })
                 .collect(),
-            free: (0..blocks).map(|b| Reverse((0, b))).collect(),
+            free: (0..blocks).map(|b| (0, 0, b)).collect(),
             active: None,
+            active_fast: None,
+            speed_ordered: false,
             pages_per_block,
             bucket_head: vec![NONE; pages_per_block as usize + 1],
             bucket_tail: vec![NONE; pages_per_block as usize + 1],
@@ -101,15 +108,44 @@ impl Plane {
         self.blocks[b as usize].next = NONE;
     }
 
+    /// Order free blocks by `speed_key(block)` (smaller = faster) before erase count, and let
+    /// the normal stream open the slowest free block, the fast stream the fastest.
+    pub fn order_by_speed(&mut self, speed_key: impl Fn(u32) -> u32) {
+        self.speed_ordered = true;
+        self.free = self
+            .free
+            .iter()
+            .map(|&(_, erases, b)| (speed_key(b), erases, b))
+            .collect();
+    }
+
     /// Take the next free page of the active block, opening the least-erased free block when
     /// needed. Returns (block, page) or `None` when the plane has no free page at all.
     pub fn allocate_page(&mut self, lpn: u32) -> Option<(u32, u32)> {
-        let block_index = match self.active {
+        self.allocate_page_in(lpn, false)
+    }
+
+    /// As [`Plane::allocate_page`], on the fast stream when `fast`: its own open block, opened
+    /// from the fast end of the free set. Without speed ordering the fast stream is never used.
+    pub fn allocate_page_in(&mut self, lpn: u32, fast: bool) -> Option<(u32, u32)> {
+        let fast = fast && self.speed_ordered;
+        let open = if fast { self.active_fast } else { self.active };
+        let block_index = match open {
             Some(b) => b,
             None => {
-                let Reverse((_, b)) = self.free.pop()?;
+                // Without speed ordering the first entry is the least-erased block; with it the
+                // normal stream takes the slowest (last) and the fast stream the fastest.
+                let (_, _, b) = if self.speed_ordered && !fast {
+                    self.free.pop_last()?
+                } else {
+                    self.free.pop_first()?
+                };
                 self.blocks[b as usize].state = BlockState::Active;
-                self.active = Some(b);
+                if fast {
+                    self.active_fast = Some(b);
+                } else {
+                    self.active = Some(b);
+                }
                 b
             }
         };
@@ -124,7 +160,11 @@ impl Plane {
         block.next_page += 1;
         if block.next_page == pages_per_block {
             block.state = BlockState::Full;
-            self.active = None;
+            if fast {
+                self.active_fast = None;
+            } else {
+                self.active = None;
+            }
             self.bucket_push(block_index);
         }
         Some((block_index, page))
@@ -160,6 +200,13 @@ impl Plane {
 
     /// Erase a full block whose valid pages have all been moved.
     pub fn erase(&mut self, block_index: u32) {
+        self.erase_with_speed(block_index, 0);
+    }
+
+    /// Erase, filing the block among free blocks under `speed_key` (its speed after the
+    /// erase; ignored without speed ordering).
+    pub fn erase_with_speed(&mut self, block_index: u32, speed_key: u32) {
+        let speed_key = if self.speed_ordered { speed_key } else { 0 };
         debug_assert_eq!(self.blocks[block_index as usize].valid_pages, 0);
         if self.blocks[block_index as usize].state == BlockState::Full {
             self.bucket_remove(block_index);
@@ -171,7 +218,8 @@ impl Plane {
         if let Some(reverse) = &mut block.reverse {
             reverse.fill(INVALID);
         }
-        self.free.push(Reverse((block.erase_count, block_index)));
+        self.free
+            .insert((speed_key, block.erase_count, block_index));
     }
 }
 
@@ -217,5 +265,88 @@ mod tests {
             .map(|b| b.valid_pages)
             .min();
         assert_eq!(plane.blocks[0].valid_pages, min.unwrap());
+    }
+
+    /// The VIOS paper's Fig. 4: three conflicting sub-requests of one chip, three blocks with
+    /// one empty page each (fast 150 us, medium 180 us, slow 210 us). Variation-aware choice
+    /// gives the two that still have others waiting behind them the faster blocks and the last
+    /// the slow one: (150 + 330 + 540) / 3 = 340 us; in block order (medium, slow, fast) it is
+    /// (180 + 390 + 540) / 3 = 370 us.
+    #[test]
+    fn paper_figure4_allocation_example() {
+        // Block numbers give the "in order" sequence: medium, slow, fast.
+        let latency_us = [180u64, 210, 150];
+        let speed_key = |b: u32| [1, 2, 0][b as usize];
+        let mean_response = |blocks: &[u32]| {
+            let mut done = 0;
+            let mut sum = 0;
+            for &b in blocks {
+                done += latency_us[b as usize]; // one chip: programs run one after another
+                sum += done;
+            }
+            sum as f64 / blocks.len() as f64
+        };
+        // Sub-request i still has 2 - i others waiting behind it: conflict while any wait.
+        let conflicts = [true, true, false];
+
+        let mut aware = Plane::new(3, 1);
+        aware.order_by_speed(speed_key);
+        let chosen: Vec<u32> = (0..3)
+            .map(|i| aware.allocate_page_in(i, conflicts[i as usize]).unwrap().0)
+            .collect();
+        assert_eq!(chosen, [2, 0, 1], "fast, medium, slow");
+        assert_eq!(mean_response(&chosen), 340.0);
+        assert_eq!(
+            aware.allocate_page_in(3, true),
+            None,
+            "no free page is left"
+        );
+
+        let mut in_order = Plane::new(3, 1);
+        let chosen: Vec<u32> = (0..3)
+            .map(|i| {
+                in_order
+                    .allocate_page_in(i, conflicts[i as usize])
+                    .unwrap()
+                    .0
+            })
+            .collect();
+        assert_eq!(chosen, [0, 1, 2]);
+        assert_eq!(mean_response(&chosen), 370.0);
+    }
+
+    /// Speed-ordered allocation only ever opens free blocks, and a block erased with a slower
+    /// speed is filed at its new place.
+    #[test]
+    fn speed_ordered_allocation_takes_only_free_blocks() {
+        let mut plane = Plane::new(6, 2);
+        let keys = [3u32, 0, 5, 1, 4, 2];
+        plane.order_by_speed(|b| keys[b as usize]);
+        let mut taken = Vec::new();
+        for lpn in 0..12u32 {
+            let free_before: Vec<u32> = plane
+                .blocks
+                .iter()
+                .enumerate()
+                .filter(|(_, b)| b.state == BlockState::Free)
+                .map(|(i, _)| i as u32)
+                .collect();
+            let open = [plane.active, plane.active_fast];
+            let (b, _) = plane.allocate_page_in(lpn, lpn % 3 == 0).unwrap();
+            assert!(
+                open.contains(&Some(b)) || free_before.contains(&b),
+                "block {b} was neither open nor free"
+            );
+            taken.push(b);
+        }
+        assert_eq!(plane.allocate_page_in(99, false), None);
+        // Fast stream opened block 1 (key 0) first; normal stream block 2 (key 5).
+        assert_eq!(taken[0], 1);
+        assert_eq!(taken[1], 2);
+        // Empty block 1 and erase it as slowest: the normal stream must open it next.
+        plane.invalidate(1, 0);
+        plane.invalidate(1, 1);
+        plane.erase_with_speed(1, 9);
+        assert_eq!(plane.allocate_page_in(100, false), Some((1, 0)));
     }
 }

@@ -226,6 +226,9 @@ pub enum HostSchedulerConfig {
         write_starvation_guard: bool,
         #[serde(default = "yes")]
         hold_outstanding_conflicts: bool,
+        /// A batch is a cycle: once issued it must complete before the next batch goes.
+        #[serde(default, skip_serializing_if = "is_false")]
+        batch_cycles: bool,
     },
     /// PIQ with write batches only (reads FIFO, before writes).
     PiqW {
@@ -233,6 +236,9 @@ pub enum HostSchedulerConfig {
         write_starvation_guard: bool,
         #[serde(default = "yes")]
         hold_outstanding_conflicts: bool,
+        /// A batch is a cycle: once issued it must complete before the next batch goes.
+        #[serde(default, skip_serializing_if = "is_false")]
+        batch_cycles: bool,
     },
     /// PIQ: read and write batches.
     Piq {
@@ -240,6 +246,9 @@ pub enum HostSchedulerConfig {
         write_starvation_guard: bool,
         #[serde(default = "yes")]
         hold_outstanding_conflicts: bool,
+        /// A batch is a cycle: once issued it must complete before the next batch goes.
+        #[serde(default, skip_serializing_if = "is_false")]
+        batch_cycles: bool,
     },
     /// VIOS hierarchical (chip, channel) batches.
     Vios {
@@ -263,6 +272,10 @@ pub enum HostSchedulerConfig {
 
 fn yes() -> bool {
     true
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 /// mq-deadline `read_expire`: 500 ms.
 fn d_read_expire_ns() -> u64 {
@@ -396,27 +409,39 @@ impl HostSchedulerConfig {
             C::PiqR {
                 write_starvation_guard,
                 hold_outstanding_conflicts,
-            } => AnyHostScheduler::Piq(Piq::new(
-                PiqVariant::PiqR,
-                write_starvation_guard,
-                hold_outstanding_conflicts,
-            )),
+                batch_cycles,
+            } => AnyHostScheduler::Piq(
+                Piq::new(
+                    PiqVariant::PiqR,
+                    write_starvation_guard,
+                    hold_outstanding_conflicts,
+                )
+                .with_batch_cycles(batch_cycles),
+            ),
             C::PiqW {
                 write_starvation_guard,
                 hold_outstanding_conflicts,
-            } => AnyHostScheduler::Piq(Piq::new(
-                PiqVariant::PiqW,
-                write_starvation_guard,
-                hold_outstanding_conflicts,
-            )),
+                batch_cycles,
+            } => AnyHostScheduler::Piq(
+                Piq::new(
+                    PiqVariant::PiqW,
+                    write_starvation_guard,
+                    hold_outstanding_conflicts,
+                )
+                .with_batch_cycles(batch_cycles),
+            ),
             C::Piq {
                 write_starvation_guard,
                 hold_outstanding_conflicts,
-            } => AnyHostScheduler::Piq(Piq::new(
-                PiqVariant::Piq,
-                write_starvation_guard,
-                hold_outstanding_conflicts,
-            )),
+                batch_cycles,
+            } => AnyHostScheduler::Piq(
+                Piq::new(
+                    PiqVariant::Piq,
+                    write_starvation_guard,
+                    hold_outstanding_conflicts,
+                )
+                .with_batch_cycles(batch_cycles),
+            ),
             C::Vios {
                 write_starvation_guard,
             } => AnyHostScheduler::Vios(Vios::new(write_starvation_guard)),

@@ -7,6 +7,11 @@
 //! read batches before write batches, with the paper's write-starvation rule (see
 //! [`RwPhase`]). A waiting request that shares a chip with an outstanding one is held back
 //! (`hold_outstanding_conflicts`), which is how outstanding requests enter conflict detection.
+//!
+//! With `batch_cycles` a batch of a batched direction is a *cycle* instead: the head batch is
+//! issued, stays at the head while any member is outstanding (its vector holds the chips of its
+//! waiting and outstanding members, so a newcomer that misses them joins it and goes at once),
+//! and only when every member has completed does the next batch, of either direction, go.
 
 use std::collections::VecDeque;
 
@@ -108,6 +113,8 @@ struct Batch {
     /// Union of the members' location vectors, including members already issued.
     vector: ChipSet,
     members: Vec<HostRequest>,
+    /// Members issued and not yet complete (counted only with `batch_cycles`).
+    outstanding: u32,
 }
 
 /// What the last `pop` issued, for tests and tracing.
@@ -125,6 +132,9 @@ pub struct PiqDispatch {
 pub struct Piq {
     batched: [bool; 2],
     hold_conflicts: bool,
+    cycles: bool,
+    /// With `cycles`: the direction whose head batch is issued and not yet complete.
+    in_flight: Option<usize>,
     lists: [VecDeque<Batch>; 2],
     /// Member vectors of retired batches, reused to avoid allocating per batch.
     spare: Vec<Vec<HostRequest>>,
@@ -140,6 +150,8 @@ impl Piq {
         Piq {
             batched: variant.batched(),
             hold_conflicts,
+            cycles: false,
+            in_flight: None,
             lists: Default::default(),
             spare: Vec::new(),
             next_batch_id: 0,
@@ -148,6 +160,13 @@ impl Piq {
             last: None,
             tally: Tally::default(),
         }
+    }
+
+    /// Make each batch of a batched direction a cycle (see the module comment); replaces
+    /// `hold_conflicts` in batched directions.
+    pub fn with_batch_cycles(mut self, cycles: bool) -> Self {
+        self.cycles = cycles;
+        self
     }
 
     /// Batches waiting in one direction.
@@ -197,19 +216,32 @@ impl HostScheduler for Piq {
             id: self.next_batch_id,
             vector: request.chips,
             members,
+            outstanding: 0,
         });
         self.next_batch_id += 1;
     }
 
     fn pop(&mut self, view: &HostView, out: &mut Vec<RequestId>) {
-        let counts = [self.lists[0].len(), self.lists[1].len()];
-        let Some(dir) = self.phase.pick(counts, &mut self.tally) else {
-            return;
+        let dir = match self.in_flight {
+            // A cycle is under way: only its own (late-joining) members may go.
+            Some(dir) => dir,
+            None => {
+                let counts = [self.lists[0].len(), self.lists[1].len()];
+                let Some(dir) = self.phase.pick(counts, &mut self.tally) else {
+                    return;
+                };
+                dir
+            }
         };
-        let hold = self.hold_conflicts && self.batched[dir];
+        let cycle = self.cycles && self.batched[dir];
+        let hold = self.hold_conflicts && self.batched[dir] && !cycle;
         let Some(batch) = self.lists[dir].front_mut() else {
             return;
         };
+        if cycle && batch.members.is_empty() {
+            // Every member is out: wait for them to complete.
+            return;
+        }
         let index = if hold {
             // Members of this batch never share chips, so its own issued members never block.
             match batch
@@ -225,7 +257,11 @@ impl HostScheduler for Piq {
         };
         let r = batch.members.remove(index);
         let batch_id = batch.id;
-        if batch.members.is_empty() {
+        if cycle {
+            // The batch stays at the head until its members complete (see `complete`).
+            batch.outstanding += 1;
+            self.in_flight = Some(dir);
+        } else if batch.members.is_empty() {
             if let Some(b) = self.lists[dir].pop_front() {
                 self.spare.push(b.members);
             }
@@ -245,7 +281,26 @@ impl HostScheduler for Piq {
         out.push(r.id);
     }
 
-    fn complete(&mut self, _request: &HostRequest, _view: &HostView) {}
+    fn complete(&mut self, request: &HostRequest, _view: &HostView) {
+        let dir = dir_index(request.op);
+        if self.in_flight != Some(dir) {
+            return;
+        }
+        // Only the cycle's head batch has outstanding members in this direction.
+        let Some(batch) = self.lists[dir].front_mut() else {
+            return;
+        };
+        debug_assert!(batch.outstanding > 0);
+        batch.outstanding -= 1;
+        batch.vector.remove_all(&request.chips);
+        if batch.outstanding == 0 && batch.members.is_empty() {
+            if let Some(b) = self.lists[dir].pop_front() {
+                self.spare.push(b.members);
+            }
+            self.phase.retired(dir);
+            self.in_flight = None;
+        }
+    }
 
     fn len(&self) -> usize {
         self.waiting

@@ -20,8 +20,9 @@ impl Interconnect for Ideal {
     fn acquire(&mut self, now_ns: u64, chip: u32, die: u32, what: Transfer) -> Acquire {
         self.links.acquire(now_ns, chip as usize, die, what)
     }
-    fn wake(&mut self, now_ns: u64, chip: u32, granted: &mut Vec<Grant>) -> Option<u64> {
-        self.links.wake(now_ns, chip as usize, granted)
+    /// `key` is the link (channel or chip) the wake-up was asked for.
+    fn wake(&mut self, now_ns: u64, key: u32, granted: &mut Vec<Grant>) -> Option<u64> {
+        self.links.wake(now_ns, key as usize, granted)
     }
     fn report(&self) -> InterconnectReport {
         self.links.report()

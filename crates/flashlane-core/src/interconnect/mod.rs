@@ -3,7 +3,12 @@
 //! Every interconnect implements [`Interconnect`]; [`InterconnectConfig`] lists them.
 
 mod ideal;
+mod mesh;
+mod nossd;
+mod packetized;
+mod pnssd;
 mod shared_bus;
+mod venice;
 
 use std::collections::VecDeque;
 
@@ -13,15 +18,30 @@ use crate::config::Timing;
 use crate::geometry::Geometry;
 
 pub use ideal::Ideal;
+pub use mesh::MeshShape;
+pub use nossd::NoSsd;
+pub use packetized::Packetized;
+pub use pnssd::PnSsd;
 pub use shared_bus::SharedBus;
+pub use venice::Venice;
 
-/// A granted transfer: it occupies its path from `start_ns` to `end_ns`.
+/// A granted transfer: it occupies its path from `start_ns` to `end_ns`. `start_ns` may lie after
+/// the time of the grant when setting the path up takes time (Venice's scout round trip).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Grant {
     /// The die (global index) the transfer serves, as given to `acquire`.
     pub die: u32,
     pub start_ns: u64,
     pub end_ns: u64,
+}
+
+/// A wake-up an interconnect asks for: call [`Interconnect::wake`] with `key` at `at_ns`.
+/// The key is the interconnect's own name for the resource to re-examine (a channel, a chip's
+/// link, or the whole network).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Wake {
+    pub at_ns: u64,
+    pub key: u32,
 }
 
 /// Counters an interconnect reports.
@@ -33,6 +53,52 @@ pub struct InterconnectReport {
     pub path_wait_ns: u64,
     /// Transfers granted.
     pub transfers: u64,
+    /// Path reservations tried (Venice scouts sent; 0 on interconnects without reservation).
+    pub reservation_attempts: u64,
+    /// Of those, attempts that failed and had to be retried (scout came back in cancel mode,
+    /// or the destination chip's port was held).
+    pub reservation_retries: u64,
+    /// Scout moves back to an upstream router (Venice).
+    pub backtracks: u64,
+    /// Sum over granted transfers of the links of their path (controller link included).
+    pub path_hops: u64,
+    /// Sum over granted transfers of the links of a shortest path (same counting).
+    pub minimal_hops: u64,
+    /// Links of the interconnect (buses count as one link each).
+    pub links: u64,
+    /// Largest busy time of one link over the run, ns.
+    pub link_busy_max_ns: u64,
+    /// Busy time summed over all links, ns.
+    pub link_busy_total_ns: u64,
+    /// End of the last transfer granted (the span link utilization is measured over), ns.
+    pub last_transfer_end_ns: u64,
+    /// Largest link utilization: `link_busy_max_ns / last_transfer_end_ns`.
+    pub link_utilization_max_fraction: f64,
+    /// Mean link utilization: `link_busy_total_ns / (links * last_transfer_end_ns)`.
+    pub link_utilization_mean_fraction: f64,
+    /// Share of transfers whose path was granted at their first request, with no wait and no
+    /// retry: `(transfers - path_conflicts) / transfers` (the paper's Figure 13, per transfer).
+    pub first_try_conflict_free_fraction: f64,
+}
+
+impl InterconnectReport {
+    /// Fill the derived fractions from the counters.
+    pub(crate) fn finish(mut self, link_busy_ns: &[u64]) -> Self {
+        self.links = link_busy_ns.len() as u64;
+        self.link_busy_max_ns = link_busy_ns.iter().copied().max().unwrap_or(0);
+        self.link_busy_total_ns = link_busy_ns.iter().sum();
+        let span = self.last_transfer_end_ns as f64;
+        if span > 0.0 && self.links > 0 {
+            self.link_utilization_max_fraction = self.link_busy_max_ns as f64 / span;
+            self.link_utilization_mean_fraction =
+                self.link_busy_total_ns as f64 / (span * self.links as f64);
+        }
+        if self.transfers > 0 {
+            self.first_try_conflict_free_fraction =
+                (self.transfers - self.path_conflicts) as f64 / self.transfers as f64;
+        }
+        self
+    }
 }
 
 /// Answer of [`Interconnect::acquire`].
@@ -40,22 +106,25 @@ pub struct InterconnectReport {
 pub enum Acquire {
     /// The transfer starts now and holds its path until `end_ns`.
     Granted(Grant),
-    /// The path is busy: the transfer waits. If `wake_at_ns` is given, the simulator must
-    /// call [`Interconnect::wake`] for this chip at that time.
-    Queued { wake_at_ns: Option<u64> },
+    /// The path is busy: the transfer waits. If `wake` is given, the simulator must call
+    /// [`Interconnect::wake`] with its key at its time.
+    Queued { wake: Option<Wake> },
 }
 
 /// Contract: the simulator asks for a path with `acquire` (at most one outstanding request per
-/// die) and calls `wake` at every wake-up time the interconnect asks for. A path carries one
-/// transfer at a time; a granted transfer holds it until its `end_ns` without further calls
-/// ("busy until T"), so uncontended transfers cost no events. Waiting transfers are granted
-/// exactly once, from `wake`. An implementation never sees schedulers or the FTL.
+/// die) and calls `wake` at every wake-up the interconnect asks for. A link carries one
+/// transfer at a time; a granted transfer holds its path (one link or many) until its `end_ns`
+/// without further calls ("busy until T"), so uncontended transfers cost no events. A grant's
+/// `start_ns` is never before the call that grants it, and may be later (path set-up time).
+/// Waiting transfers are granted exactly once, from `wake`; one wake may grant transfers to any
+/// chips (a release on a mesh frees paths to many chips). An implementation never sees
+/// schedulers or the FTL.
 pub trait Interconnect {
-    /// Ask for a path between `chip`'s controller and `chip` on behalf of `die`.
+    /// Ask for a path between a controller and `chip` on behalf of `die`.
     fn acquire(&mut self, now_ns: u64, chip: u32, die: u32, what: Transfer) -> Acquire;
-    /// A wake-up asked for by `acquire` or by the previous `wake` of `chip`'s path: append the
-    /// transfers that start now to `granted`; return the next wake-up time, if any.
-    fn wake(&mut self, now_ns: u64, chip: u32, granted: &mut Vec<Grant>) -> Option<u64>;
+    /// A wake-up asked for by `acquire` or by the previous `wake` with the same `key`: append
+    /// the transfers granted now to `granted`; return the next wake-up time for `key`, if any.
+    fn wake(&mut self, now_ns: u64, key: u32, granted: &mut Vec<Grant>) -> Option<u64>;
     fn report(&self) -> InterconnectReport;
 }
 
@@ -79,6 +148,14 @@ pub enum InterconnectConfig {
     SharedBus {},
     /// A private link per chip at the channel rate: no path conflicts (Venice's ideal SSD).
     Ideal {},
+    /// pSSD: one packetized bus per channel, faster than the baseline bus.
+    Packetized(packetized::PacketizedConfig),
+    /// pnSSD: every chip on a horizontal (channel) and a vertical packetized bus.
+    Pnssd(packetized::PacketizedConfig),
+    /// NoSSD: 2D mesh of buffered routers, XY routing, packet switching.
+    Nossd(nossd::NoSsdConfig),
+    /// Venice: 2D mesh of router chips, path reservation by scouts, adaptive routing.
+    Venice(venice::VeniceConfig),
 }
 
 impl InterconnectConfig {
@@ -86,6 +163,26 @@ impl InterconnectConfig {
         match self {
             InterconnectConfig::SharedBus {} => "shared_bus",
             InterconnectConfig::Ideal {} => "ideal",
+            InterconnectConfig::Packetized(_) => "packetized",
+            InterconnectConfig::Pnssd(_) => "pnssd",
+            InterconnectConfig::Nossd(_) => "nossd",
+            InterconnectConfig::Venice(_) => "venice",
+        }
+    }
+
+    /// Check the parameters against the geometry; messages name the key.
+    pub fn validate(&self, geometry: &Geometry) -> Result<(), String> {
+        match self {
+            InterconnectConfig::SharedBus {} | InterconnectConfig::Ideal {} => Ok(()),
+            InterconnectConfig::Packetized(c) | InterconnectConfig::Pnssd(c) => c.validate(),
+            InterconnectConfig::Nossd(c) => {
+                MeshShape::check(geometry, c.controllers_count)?;
+                c.validate()
+            }
+            InterconnectConfig::Venice(c) => {
+                MeshShape::check(geometry, c.controllers_count)?;
+                c.validate()
+            }
         }
     }
 
@@ -95,6 +192,16 @@ impl InterconnectConfig {
                 AnyInterconnect::SharedBus(SharedBus::new(geometry, timing))
             }
             InterconnectConfig::Ideal {} => AnyInterconnect::Ideal(Ideal::new(geometry, timing)),
+            InterconnectConfig::Packetized(c) => {
+                AnyInterconnect::Packetized(Packetized::new(geometry, timing, c))
+            }
+            InterconnectConfig::Pnssd(c) => AnyInterconnect::PnSsd(PnSsd::new(geometry, timing, c)),
+            InterconnectConfig::Nossd(c) => {
+                AnyInterconnect::NoSsd(Box::new(NoSsd::new(geometry, timing, c)))
+            }
+            InterconnectConfig::Venice(c) => {
+                AnyInterconnect::Venice(Box::new(Venice::new(geometry, timing, c)))
+            }
         }
     }
 }
@@ -103,6 +210,10 @@ impl InterconnectConfig {
 pub enum AnyInterconnect {
     SharedBus(SharedBus),
     Ideal(Ideal),
+    Packetized(Packetized),
+    PnSsd(PnSsd),
+    NoSsd(Box<NoSsd>),
+    Venice(Box<Venice>),
 }
 
 impl Interconnect for AnyInterconnect {
@@ -110,18 +221,30 @@ impl Interconnect for AnyInterconnect {
         match self {
             AnyInterconnect::SharedBus(i) => i.acquire(now_ns, chip, die, what),
             AnyInterconnect::Ideal(i) => i.acquire(now_ns, chip, die, what),
+            AnyInterconnect::Packetized(i) => i.acquire(now_ns, chip, die, what),
+            AnyInterconnect::PnSsd(i) => i.acquire(now_ns, chip, die, what),
+            AnyInterconnect::NoSsd(i) => i.acquire(now_ns, chip, die, what),
+            AnyInterconnect::Venice(i) => i.acquire(now_ns, chip, die, what),
         }
     }
-    fn wake(&mut self, now_ns: u64, chip: u32, granted: &mut Vec<Grant>) -> Option<u64> {
+    fn wake(&mut self, now_ns: u64, key: u32, granted: &mut Vec<Grant>) -> Option<u64> {
         match self {
-            AnyInterconnect::SharedBus(i) => i.wake(now_ns, chip, granted),
-            AnyInterconnect::Ideal(i) => i.wake(now_ns, chip, granted),
+            AnyInterconnect::SharedBus(i) => i.wake(now_ns, key, granted),
+            AnyInterconnect::Ideal(i) => i.wake(now_ns, key, granted),
+            AnyInterconnect::Packetized(i) => i.wake(now_ns, key, granted),
+            AnyInterconnect::PnSsd(i) => i.wake(now_ns, key, granted),
+            AnyInterconnect::NoSsd(i) => i.wake(now_ns, key, granted),
+            AnyInterconnect::Venice(i) => i.wake(now_ns, key, granted),
         }
     }
     fn report(&self) -> InterconnectReport {
         match self {
             AnyInterconnect::SharedBus(i) => i.report(),
             AnyInterconnect::Ideal(i) => i.report(),
+            AnyInterconnect::Packetized(i) => i.report(),
+            AnyInterconnect::PnSsd(i) => i.report(),
+            AnyInterconnect::NoSsd(i) => i.report(),
+            AnyInterconnect::Venice(i) => i.report(),
         }
     }
 }
@@ -144,6 +267,7 @@ struct Waiting {
 #[derive(Debug, Clone, Default)]
 struct Link {
     busy_until_ns: u64,
+    busy_ns: u64,
     commands: VecDeque<Waiting>,
     data: VecDeque<Waiting>,
 }
@@ -154,6 +278,8 @@ pub(crate) struct Links {
     links: Vec<Link>,
     command_ns: u64,
     bytes_per_ns: f64,
+    /// Bytes added to every data transfer (packet header); 0 on a plain bus.
+    header_bytes: u32,
     report: InterconnectReport,
 }
 
@@ -163,6 +289,26 @@ impl Links {
             links: vec![Link::default(); count],
             command_ns: timing.command_transfer_ns,
             bytes_per_ns: timing.channel_bytes_per_ns,
+            header_bytes: 0,
+            report: InterconnectReport::default(),
+        }
+    }
+
+    /// Links carrying packets at `rate_ratio` times the channel rate, every command and every
+    /// data transfer one packet with `header_bytes` of header.
+    pub(crate) fn packetized(
+        count: usize,
+        timing: &Timing,
+        rate_ratio: f64,
+        header_bytes: u32,
+    ) -> Self {
+        let bytes_per_ns = timing.channel_bytes_per_ns * rate_ratio;
+        Links {
+            links: vec![Link::default(); count],
+            command_ns: (timing.command_transfer_ns as f64 / rate_ratio).ceil() as u64
+                + transfer_ns(header_bytes, bytes_per_ns),
+            bytes_per_ns,
+            header_bytes,
             report: InterconnectReport::default(),
         }
     }
@@ -170,11 +316,25 @@ impl Links {
     fn duration(&self, what: Transfer) -> u64 {
         match what {
             Transfer::Command => self.command_ns,
-            Transfer::DataOut { bytes } => transfer_ns(bytes, self.bytes_per_ns),
+            Transfer::DataOut { bytes } => {
+                transfer_ns(bytes + self.header_bytes, self.bytes_per_ns)
+            }
             Transfer::ProgramIn { bytes } => {
                 self.command_ns + transfer_ns(bytes, self.bytes_per_ns)
             }
         }
+    }
+
+    /// The time `link` is free and nobody waits for it, or `None` if transfers wait for it.
+    pub(crate) fn free_from(&self, link: usize) -> Option<u64> {
+        let l = &self.links[link];
+        (l.commands.is_empty() && l.data.is_empty()).then_some(l.busy_until_ns)
+    }
+
+    /// Transfers waiting for `link`.
+    pub(crate) fn waiting(&self, link: usize) -> usize {
+        let l = &self.links[link];
+        l.commands.len() + l.data.len()
     }
 
     fn grant(&mut self, now_ns: u64, link: usize, waiting: Waiting) -> Grant {
@@ -185,6 +345,8 @@ impl Links {
         }
         let end_ns = now_ns + waiting.duration_ns;
         self.links[link].busy_until_ns = end_ns;
+        self.links[link].busy_ns += waiting.duration_ns;
+        self.report.last_transfer_end_ns = self.report.last_transfer_end_ns.max(end_ns);
         Grant {
             die: waiting.die,
             start_ns: now_ns,
@@ -192,6 +354,7 @@ impl Links {
         }
     }
 
+    /// Ask for `link`; a wake-up it asks for carries `link` as its key.
     pub(crate) fn acquire(
         &mut self,
         now_ns: u64,
@@ -215,7 +378,10 @@ impl Links {
         }
         // The first waiter asks for a wake-up when the link frees; later ones ride on it.
         Acquire::Queued {
-            wake_at_ns: nobody_waits.then_some(l.busy_until_ns),
+            wake: nobody_waits.then_some(Wake {
+                at_ns: l.busy_until_ns,
+                key: link as u32,
+            }),
         }
     }
 
@@ -233,7 +399,11 @@ impl Links {
     }
 
     pub(crate) fn report(&self) -> InterconnectReport {
-        self.report
+        let busy: Vec<u64> = self.links.iter().map(|l| l.busy_ns).collect();
+        let mut report = self.report;
+        report.path_hops = report.transfers;
+        report.minimal_hops = report.transfers;
+        report.finish(&busy)
     }
 }
 
@@ -267,12 +437,12 @@ mod tests {
         assert_eq!(
             links.acquire(5, 0, 1, Transfer::DataOut { bytes: 50 }),
             Acquire::Queued {
-                wake_at_ns: Some(100)
+                wake: Some(Wake { at_ns: 100, key: 0 })
             }
         );
         assert_eq!(
             links.acquire(6, 0, 2, Transfer::Command),
-            Acquire::Queued { wake_at_ns: None }
+            Acquire::Queued { wake: None }
         );
         let mut granted = Vec::new();
         assert_eq!(links.wake(100, 0, &mut granted), Some(110));

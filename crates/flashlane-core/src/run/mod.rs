@@ -115,6 +115,9 @@ pub fn run_with_progress(spec: &RunSpec, progress: &mut dyn FnMut(u64)) -> Resul
         static_map,
         spec.check_integrity,
     );
+    if config.variation.enabled {
+        ftl.enable_variation(&config.variation, config.timing.page_program_ns, spec.seed)?;
+    }
     let logical_bytes = ftl.logical_pages() * config.geometry.page_bytes as u64;
     let footprint = if config.precondition.write_trace_footprint {
         Some(trace_footprint(spec, ftl.logical_pages())?)
@@ -128,6 +131,7 @@ pub fn run_with_progress(spec: &RunSpec, progress: &mut dyn FnMut(u64)) -> Resul
         spec.seed,
     )?;
     drop(footprint);
+    ftl.start_block_choice();
 
     let mut inputs = spec.open_inputs(logical_bytes)?;
     let mut sim = Simulation::new(
@@ -181,6 +185,7 @@ pub fn run_with_progress(spec: &RunSpec, progress: &mut dyn FnMut(u64)) -> Resul
         flash: results.flash,
         gc: results.gc,
         cmt: results.cmt,
+        variation: results.variation,
         waf: results.waf,
         host_scheduler: NamedReport {
             name: config.host.scheduler.name().to_string(),

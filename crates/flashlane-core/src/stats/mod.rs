@@ -117,6 +117,9 @@ pub struct Summary {
     /// Cached mapping table statistics; absent when the whole map is in DRAM.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cmt: Option<CmtStats>,
+    /// Process-variation statistics (`[variation]` on only; see ftl::variation).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub variation: Option<crate::ftl::VariationStats>,
     /// Write amplification in the measured window: (host page programs + GC page moves) /
     /// host page programs; 0 when no page was written.
     pub waf: f64,
@@ -249,6 +252,9 @@ pub struct FlashCounts {
     pub mapping_reads: u64,
     /// Translation-page programs (write-backs) of the cached mapping table.
     pub mapping_programs: u64,
+    /// Multi-plane commands started (each covers two or more of the page reads or programs
+    /// above); 0 unless `device.multiplane`.
+    pub multiplane_operations: u64,
 }
 
 /// The cached mapping table in the measured window (`None` when the whole map is in DRAM).

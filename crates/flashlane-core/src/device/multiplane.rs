@@ -1,0 +1,82 @@
+//! Multi-plane operations (`device.multiplane = true`): when a die starts a page read or
+//! program, queued transactions of the same kind for the same die, on other planes and at the
+//! same page index inside their blocks, join it as one multi-plane command.
+//!
+//! The rule (docs/models/ssd-model.md, "Multi-plane operations"): the transaction the device
+//! scheduler starts leads; companions are taken in the scheduler's order (the first fitting
+//! one first), at most one per plane of the die. Only host page reads and programs pair (not
+//! GC copybacks, erases or mapping operations). The group runs as one transaction: one
+//! command, one array time (`page_read_ns` or `page_program_ns`: the planes work in
+//! parallel), and the bytes of every page over the channel back to back.
+
+use super::{AnyDeviceScheduler, DeviceScheduler, Transaction, TxnKind};
+
+pub struct MultiPlane {
+    enabled: bool,
+    planes_per_die: u32,
+    /// The companions each die's running group carries (empty: a single-plane operation).
+    companions: Vec<Vec<Transaction>>,
+}
+
+impl MultiPlane {
+    pub fn new(enabled: bool, dies: u32, planes_per_die: u32) -> Self {
+        let capacity = planes_per_die.saturating_sub(1) as usize;
+        MultiPlane {
+            // The plane set of a group is a 64-bit mask.
+            enabled: enabled && (2..=64).contains(&planes_per_die),
+            planes_per_die,
+            companions: (0..dies).map(|_| Vec::with_capacity(capacity)).collect(),
+        }
+    }
+
+    /// Gather companions for `leader`, about to start on its die, out of `device`. Returns the
+    /// group as one transaction (the leader carrying every page's bytes); the companions stay
+    /// here until [`MultiPlane::finish`].
+    #[inline]
+    pub fn gather(&mut self, device: &mut AnyDeviceScheduler, leader: Transaction) -> Transaction {
+        // Off (the default) costs one test. On, `finish` left this die's list empty.
+        if !self.enabled || !matches!(leader.kind, TxnKind::Read | TxnKind::Program) {
+            return leader;
+        }
+        let members = &mut self.companions[leader.die as usize];
+        let planes = self.planes_per_die;
+        let mut used_planes: u64 = 1 << (leader.plane % planes);
+        let mut group = leader;
+        while (members.len() as u32) + 1 < planes {
+            let fits = |t: &Transaction| {
+                t.kind == leader.kind
+                    && t.die == leader.die
+                    && t.page_in_block == leader.page_in_block
+                    && used_planes & (1 << (t.plane % planes)) == 0
+            };
+            let Some(companion) = device.take_companion(leader.chip, &fits) else {
+                break;
+            };
+            used_planes |= 1 << (companion.plane % planes);
+            group.bytes += companion.bytes;
+            // Planes program in parallel: the group ends with its slowest block ([variation]).
+            group.program_ns = group.program_ns.max(companion.program_ns);
+            members.push(companion);
+        }
+        group
+    }
+
+    /// Whether groups form at all (`device.multiplane` and two or more planes per die).
+    #[inline]
+    pub fn enabled(&self) -> bool {
+        self.enabled
+    }
+
+    /// The companions of the group running on `die` (empty for a single-plane operation).
+    pub fn companions(&self, die: u32) -> &[Transaction] {
+        &self.companions[die as usize]
+    }
+
+    /// The group on `die` ended.
+    #[inline]
+    pub fn finish(&mut self, die: u32) {
+        if self.enabled {
+            self.companions[die as usize].clear();
+        }
+    }
+}

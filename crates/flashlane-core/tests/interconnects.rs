@@ -1,0 +1,191 @@
+//! Closed forms and whole-run checks of the interconnect family on the Venice paper's
+//! performance-optimized preset (4 KiB pages, 1.2 B/ns channels, 6 ns commands, tR 3 us).
+
+mod common;
+
+use common::{mqsim_trace, preset, run, spec};
+use flashlane_core::config::Config;
+use rand::{Rng, SeedableRng};
+
+const T_R: f64 = 3000.0;
+const PAGE: u64 = 4096;
+/// Venice defaults: scout hop 2 ns, 7-byte commands, 8-bit links at 1 GHz (1 byte/ns).
+const SCOUT_HOP: f64 = 2.0;
+const COMMAND_BYTES: f64 = 7.0;
+
+fn quiet(kind: &str, extra: &[(&str, &str)]) -> Config {
+    let mut overrides = vec![
+        ("precondition.write_trace_footprint", "false"),
+        ("interconnect.kind", kind),
+    ];
+    overrides.extend_from_slice(extra);
+    preset("venice-perf", &overrides)
+}
+
+fn ns(us: f64) -> f64 {
+    (us * 1000.0).round()
+}
+
+/// Equation 1 with 1-byte links at 1 ns: (hops + bytes) ns; plus the scout's round trip over a
+/// free shortest path (hops out, hops back).
+fn venice_transfer(hops: f64, bytes: f64) -> f64 {
+    2.0 * hops * SCOUT_HOP + hops + bytes
+}
+
+#[test]
+fn venice_read_over_k_hops_follows_equation_1() {
+    // Channel-first striping: logical page 8 * w sits on channel 0, chip (column) w. Controller
+    // 0 sits west of row 0, so chip w is 1 + w links away.
+    for w in [0u64, 5] {
+        let s = run(
+            quiet("venice", &[]),
+            &format!("venice-k{w}"),
+            &[(0, 8 * w * PAGE, PAGE, true)],
+        );
+        let hops = 1.0 + w as f64;
+        let expected =
+            venice_transfer(hops, COMMAND_BYTES) + T_R + venice_transfer(hops, PAGE as f64);
+        assert_eq!(ns(s.latency_us.read.max), expected, "chip {w}");
+        assert_eq!(
+            s.interconnect.report.path_hops,
+            s.interconnect.report.minimal_hops
+        );
+        assert_eq!(s.interconnect.report.path_hops, 2 * hops as u64);
+    }
+}
+
+#[test]
+fn two_reads_to_one_channel_overlap_on_venice_and_ideal_and_serialize_on_the_bus() {
+    let reads = [(0, 0, PAGE, true), (0, 8 * PAGE, PAGE, true)];
+    let bus_xfer = (PAGE as f64 / 1.2).ceil();
+    let single_bus = 6.0 + T_R + bus_xfer;
+    let bus = run(quiet("shared_bus", &[]), "pair-bus", &reads);
+    assert!(ns(bus.latency_us.read.max) >= single_bus + bus_xfer);
+    let ideal = run(quiet("ideal", &[]), "pair-ideal", &reads);
+    assert_eq!(ns(ideal.latency_us.read.max), single_bus);
+    let venice = run(quiet("venice", &[]), "pair-venice", &reads);
+    // The second read takes another controller and a path of at most 3 links: it never waits
+    // for the first read's transfer.
+    let worst_single =
+        venice_transfer(3.0, COMMAND_BYTES) + T_R + venice_transfer(3.0, PAGE as f64);
+    assert!(ns(venice.latency_us.read.max) <= worst_single);
+    assert_eq!(venice.interconnect.report.path_conflicts, 0);
+}
+
+#[test]
+fn packetized_bus_halves_transfer_time() {
+    let read = [(0, 0, PAGE, true)];
+    let bus = run(quiet("shared_bus", &[]), "one-bus", &read);
+    let packets = run(
+        quiet("packetized", &[("interconnect.packet_header_bytes", "0")]),
+        "one-packetized",
+        &read,
+    );
+    assert_eq!(
+        ns(bus.latency_us.read.max),
+        6.0 + T_R + (PAGE as f64 / 1.2).ceil()
+    );
+    assert_eq!(
+        ns(packets.latency_us.read.max),
+        3.0 + T_R + (PAGE as f64 / 2.4).ceil()
+    );
+}
+
+/// Random 4 KiB requests, 60 % reads, bursts that keep many transfers in flight.
+fn busy_trace(seed: u64, count: usize) -> Vec<common::Req> {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let mut t = 0u64;
+    (0..count)
+        .map(|_| {
+            t += rng.random_range(0..1500);
+            let page = rng.random_range(0..4096u64);
+            (t, page * PAGE, PAGE, rng.random_bool(0.6))
+        })
+        .collect()
+}
+
+#[test]
+fn every_interconnect_completes_every_request_with_intact_data_and_deterministically() {
+    let requests = busy_trace(7, 3000);
+    let path = mqsim_trace("family-integrity", &requests);
+    for kind in [
+        "shared_bus",
+        "ideal",
+        "packetized",
+        "pnssd",
+        "nossd",
+        "venice",
+    ] {
+        let mut spec = spec(
+            preset(
+                "venice-perf",
+                &[
+                    ("interconnect.kind", kind),
+                    ("precondition.write_trace_footprint", "true"),
+                ],
+            ),
+            path.clone(),
+        );
+        spec.check_integrity = true;
+        let first = flashlane_core::run(&spec).unwrap();
+        assert_eq!(first.requests.completed, requests.len() as u64, "{kind}");
+        assert_eq!(first.integrity_violations, Some(0), "{kind}");
+        let again = flashlane_core::run(&spec).unwrap();
+        assert_eq!(
+            first.latency_us.read.mean, again.latency_us.read.mean,
+            "{kind}"
+        );
+        assert_eq!(
+            first.interconnect.report, again.interconnect.report,
+            "{kind}"
+        );
+    }
+    let _ = std::fs::remove_file(path);
+}
+
+#[test]
+fn mesh_shapes_4x16_8x8_16x4_run_on_venice_and_nossd() {
+    let requests = busy_trace(11, 800);
+    for (rows, columns) in [("4", "16"), ("8", "8"), ("16", "4")] {
+        for kind in ["venice", "nossd"] {
+            let s = run(
+                quiet(
+                    kind,
+                    &[
+                        ("geometry.channels", rows),
+                        ("geometry.chips_per_channel", columns),
+                    ],
+                ),
+                &format!("shape-{kind}-{rows}x{columns}"),
+                &requests,
+            );
+            assert_eq!(
+                s.requests.completed,
+                requests.len() as u64,
+                "{kind} {rows}x{columns}"
+            );
+            let r = s.interconnect.report;
+            assert!(r.path_hops >= r.minimal_hops, "{kind} {rows}x{columns}");
+            assert!(
+                r.link_utilization_max_fraction <= 1.0 + 1e-9,
+                "{kind} {rows}x{columns}"
+            );
+        }
+    }
+}
+
+#[test]
+fn too_many_controllers_is_a_clear_error() {
+    let overrides = [
+        ("interconnect.kind".to_string(), "venice".to_string()),
+        (
+            "interconnect.controllers_count".to_string(),
+            "17".to_string(),
+        ),
+    ];
+    let err = Config::from_preset("venice-perf", &overrides).unwrap_err();
+    assert!(
+        err.to_string().contains("interconnect.controllers_count"),
+        "{err}"
+    );
+}
