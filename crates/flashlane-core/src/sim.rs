@@ -3,7 +3,8 @@
 
 use crate::config::Config;
 use crate::device::{
-    AnyDeviceScheduler, DeviceScheduler, MultiPlane, Transaction, TxnKind, NO_REQUEST,
+    AnyDeviceScheduler, DeviceContext, DeviceScheduler, MultiPlane, Transaction, TxnKind, NO_LPN,
+    NO_REQUEST,
 };
 use crate::engine::EventQueue;
 use crate::ftl::cmt::{Access, CmtCounters, MappingCache, MappingOp, MAPPING_READ_BYTES};
@@ -13,8 +14,8 @@ use crate::host::{AnyHostScheduler, HostRequest, HostScheduler, HostView, Reques
 use crate::interconnect::{Acquire, AnyInterconnect, Grant, Interconnect, Transfer};
 use crate::run::{Arrival, Replay};
 use crate::stats::{
-    ChipStats, CmtStats, ConflictStats, FlashCounts, GcStats, LatencyByOp, LatencyRecorder,
-    RequestCounts, Throughput, TimeSplit,
+    ChipStats, CmtStats, ConflictStats, DeviceQueueRecorder, DeviceQueueStats, FlashCounts,
+    GcStats, LatencyByOp, LatencyRecorder, RequestCounts, Throughput, TimeSplit,
 };
 use crate::trace::Op;
 use crate::Error;
@@ -30,6 +31,19 @@ macro_rules! host_view {
             outstanding_per_chip: &$sim.outstanding_per_chip,
             outstanding: $sim.outstanding_requests,
             device_free_slots: $sim.device_queue_depth - $sim.outstanding_slots,
+        }
+    };
+}
+
+/// What the device scheduler may see and change (see [`DeviceContext`]). A macro for the same
+/// reason as `host_view!`.
+macro_rules! device_ctx {
+    ($sim:ident, $now:expr) => {
+        DeviceContext {
+            now_ns: $now,
+            die_busy: &$sim.die_busy,
+            ftl: &mut $sim.ftl,
+            cancelled: &mut $sim.cancelled,
         }
     };
 }
@@ -100,6 +114,7 @@ pub struct SimResults {
     pub waf: f64,
     pub events: u64,
     pub per_source: Vec<(RequestCounts, LatencyByOp)>,
+    pub device: DeviceQueueStats,
 }
 
 /// Sums for the mean waits of host page operations, by direction.
@@ -184,6 +199,9 @@ pub struct Simulation {
     pop_buffer: Vec<RequestId>,
     gc_buffer: Vec<GcOp>,
     touched_chips: Vec<u32>,
+    /// Writes the device scheduler cancelled (SOS write hits), to complete.
+    cancelled: Vec<Transaction>,
+    queue_recorder: DeviceQueueRecorder,
     /// Cached mapping table, when `ftl.mapping_cache_bytes` > 0.
     cmt: Option<CachedTranslation>,
     /// Multi-plane grouping (`device.multiplane`) and the companions of each die's group.
@@ -222,6 +240,9 @@ impl Simulation {
             bytes: 0,
             program_ns: 0,
             enqueued_ns: 0,
+            lpn: NO_LPN,
+            ppn: 0,
+            from_chip: 0,
         };
         let cmt = (config.ftl.mapping_cache_bytes > 0).then(|| CachedTranslation {
             cache: MappingCache::new(
@@ -296,6 +317,8 @@ impl Simulation {
             pop_buffer: Vec::with_capacity(8),
             gc_buffer: Vec::with_capacity(256),
             touched_chips: Vec::with_capacity(chips),
+            cancelled: Vec::with_capacity(8),
+            queue_recorder: DeviceQueueRecorder::new(chips),
             geometry: g,
         }
     }
@@ -425,6 +448,7 @@ impl Simulation {
     fn start_window(&mut self, now: u64) {
         self.window_start_ns = now;
         self.ftl_at_window_start = self.ftl.counters();
+        self.queue_recorder.start_window(now);
         if let Some(variation) = self.ftl.variation() {
             self.variation_at_window_start = variation.counters();
         }
@@ -622,6 +646,9 @@ impl Simulation {
                 bytes,
                 program_ns: self.program_ns_at(target.ppn),
                 enqueued_ns: now,
+                lpn: lpn as u32,
+                ppn: target.ppn,
+                from_chip: target.chip,
             };
             self.enqueue_translated(lpn, host.op, txn);
             self.touched_chips.push(target.chip);
@@ -630,17 +657,23 @@ impl Simulation {
                     GcOp::Copyback { target } => (TxnKind::Copyback, target),
                     GcOp::Erase { target } => (TxnKind::Erase, target),
                 };
-                self.device.enqueue(Transaction {
-                    kind,
-                    request: NO_REQUEST,
-                    chip: target.chip,
-                    die: target.die,
-                    plane: target.plane,
-                    page_in_block: target.ppn % self.geometry.pages_per_block,
-                    bytes: 0,
-                    program_ns: self.program_ns_at(target.ppn),
-                    enqueued_ns: now,
-                });
+                self.enqueue_device(
+                    now,
+                    Transaction {
+                        kind,
+                        request: NO_REQUEST,
+                        chip: target.chip,
+                        die: target.die,
+                        plane: target.plane,
+                        page_in_block: target.ppn % self.geometry.pages_per_block,
+                        bytes: 0,
+                        program_ns: self.program_ns_at(target.ppn),
+                        enqueued_ns: now,
+                        lpn: NO_LPN,
+                        ppn: target.ppn,
+                        from_chip: target.chip,
+                    },
+                );
                 self.touched_chips.push(target.chip);
             }
             self.gc_buffer.clear();
@@ -665,13 +698,15 @@ impl Simulation {
     /// translation page has been read; queue the mapping operations the look-up needs.
     #[inline]
     fn enqueue_translated(&mut self, lpn: u64, op: Op, txn: Transaction) {
+        let now = txn.enqueued_ns;
         let Some(cmt) = &mut self.cmt else {
-            self.device.enqueue(txn);
+            self.enqueue_device(now, txn);
             return;
         };
         if cmt.cache.access(lpn, op == Op::Write, txn, &mut cmt.ops) == Access::Ready {
-            self.device.enqueue(txn);
+            self.enqueue_device(now, txn);
         }
+        let Some(cmt) = &mut self.cmt else { return };
         let page_bytes = self.geometry.page_bytes;
         for mapping in cmt.ops.drain(..) {
             let (kind, tpage, bytes) = match mapping {
@@ -683,7 +718,7 @@ impl Simulation {
                 MappingOp::Program { tpage } => (TxnKind::MappingProgram, tpage, page_bytes),
             };
             let (chip, die, plane) = cmt.cache.location(tpage);
-            self.device.enqueue(Transaction {
+            let mapping_txn = Transaction {
                 kind,
                 request: tpage,
                 chip,
@@ -694,7 +729,17 @@ impl Simulation {
                 // Translation pages have no block of their own in the model: nominal time.
                 program_ns: self.page_program_ns as u32,
                 enqueued_ns: txn.enqueued_ns,
-            });
+                lpn: NO_LPN,
+                ppn: 0,
+                from_chip: chip,
+            };
+            self.device
+                .enqueue(mapping_txn, &mut device_ctx!(self, now));
+            self.queue_recorder.queue_length(
+                now,
+                chip,
+                self.device.queued_per_chip()[chip as usize],
+            );
             self.touched_chips.push(chip);
         }
     }
@@ -708,11 +753,15 @@ impl Simulation {
             _ => return,
         }
         self.touched_chips.clear();
-        for mut released in cmt.released.drain(..) {
+        let mut released_txns = std::mem::take(&mut cmt.released);
+        for mut released in released_txns.drain(..) {
             // Its chip wait starts now: the translation was the request's wait, not the chip's.
             released.enqueued_ns = now;
-            self.device.enqueue(released);
+            self.enqueue_device(now, released);
             self.touched_chips.push(released.chip);
+        }
+        if let Some(cmt) = &mut self.cmt {
+            cmt.released = released_txns;
         }
         for i in 0..self.touched_chips.len() {
             let chip = self.touched_chips[i];
@@ -726,9 +775,14 @@ impl Simulation {
 
     /// Start every transaction the device scheduler lets go on `chip`.
     fn try_issue(&mut self, now: u64, chip: u32) {
-        while let Some(txn) = self.device.next(chip, &self.die_busy) {
+        while let Some(txn) = self.device.next(chip, &mut device_ctx!(self, now)) {
+            self.queue_changed(now, txn.from_chip);
+            if txn.from_chip != txn.chip {
+                self.queue_recorder.moved_write(now);
+            }
             if self.multiplane.enabled() {
                 let group = self.multiplane.gather(&mut self.device, txn);
+                self.queue_changed(now, txn.chip);
                 self.start_companions(now, txn.die);
                 self.start(now, group);
             } else {
@@ -758,6 +812,35 @@ impl Simulation {
                     sums.pages += 1;
                     sums.chip_wait_ns += now - companion.enqueued_ns;
                 }
+            }
+        }
+    }
+
+    /// Hand a transaction to the device scheduler; complete the writes it cancelled.
+    fn enqueue_device(&mut self, now: u64, txn: Transaction) {
+        self.device.enqueue(txn, &mut device_ctx!(self, now));
+        self.queue_changed(now, txn.chip);
+        self.finish_cancelled(now);
+    }
+
+    /// Report `chip`'s queue length to the recorder after it may have changed.
+    #[inline]
+    fn queue_changed(&mut self, now: u64, chip: u32) {
+        let len = self.device.queued_per_chip()[chip as usize];
+        self.queue_recorder.queue_length(now, chip, len);
+    }
+
+    /// Complete the host page of every write the device scheduler cancelled (superseded while
+    /// queued: the newer write carries the data, so this page's part of its request is done).
+    fn finish_cancelled(&mut self, now: u64) {
+        while let Some(txn) = self.cancelled.pop() {
+            self.queue_changed(now, txn.chip);
+            self.queue_recorder.write_hit(now);
+            let request = &mut self.requests[txn.request as usize];
+            request.remaining_pages -= 1;
+            if request.remaining_pages == 0 {
+                self.complete(now, txn.request);
+                self.dispatch_pending = true;
             }
         }
     }
@@ -1029,6 +1112,12 @@ impl Simulation {
             }
         };
         let completed = self.counts.completed;
+        let device = self.queue_recorder.stats(
+            end,
+            &self.chip_busy_total,
+            self.active_total_ns,
+            host_writes,
+        );
         let erase_counts = self.ftl.erase_counts();
         let (mut lo, mut hi) = (u32::MAX, 0);
         for c in erase_counts {
@@ -1122,6 +1211,7 @@ impl Simulation {
                 (host_writes + moved) as f64 / host_writes as f64
             },
             events: self.events.processed(),
+            device,
             per_source: self
                 .per_source
                 .iter()

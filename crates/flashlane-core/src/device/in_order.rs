@@ -2,7 +2,7 @@
 
 use std::collections::VecDeque;
 
-use super::{DeviceScheduler, Transaction};
+use super::{DeviceContext, DeviceScheduler, Transaction};
 
 pub struct InOrder {
     queue: VecDeque<Transaction>,
@@ -19,16 +19,16 @@ impl InOrder {
 }
 
 impl DeviceScheduler for InOrder {
-    fn enqueue(&mut self, txn: Transaction) {
+    fn enqueue(&mut self, txn: Transaction, _ctx: &mut DeviceContext<'_>) {
         self.queued[txn.chip as usize] += 1;
         self.queue.push_back(txn);
     }
 
     // The head goes when its die is idle; while it waits, nothing behind it may start
     // ("If the chip is busy, it waits until the chip becomes idle", SOS Sec. II-A).
-    fn next(&mut self, _chip: u32, die_busy: &[bool]) -> Option<Transaction> {
+    fn next(&mut self, _chip: u32, ctx: &mut DeviceContext<'_>) -> Option<Transaction> {
         let head = self.queue.front()?;
-        if die_busy[head.die as usize] {
+        if ctx.die_busy[head.die as usize] {
             return None;
         }
         let txn = self.queue.pop_front()?;

@@ -5,17 +5,24 @@
 mod in_order;
 mod multiplane;
 mod out_of_order;
+mod sos;
 mod ssdsim;
 
 use serde::{Deserialize, Serialize};
 
+use crate::ftl::Ftl;
+
 pub use in_order::InOrder;
 pub use multiplane::MultiPlane;
 pub use out_of_order::OutOfOrder;
+pub use sos::Sos;
 pub use ssdsim::Ssdsim;
 
 /// Marks a transaction that belongs to no host request (garbage collection).
 pub const NO_REQUEST: u32 = u32::MAX;
+
+/// Marks a transaction that carries no logical page (erase, garbage-collection copyback).
+pub const NO_LPN: u32 = u32::MAX;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TxnKind {
@@ -56,6 +63,12 @@ pub struct Transaction {
     pub program_ns: u32,
     /// When it entered the device scheduler.
     pub enqueued_ns: u64,
+    /// Logical page a host read or program serves, or [`NO_LPN`].
+    pub lpn: u32,
+    /// Physical page read or programmed (an erase: the block's first page).
+    pub ppn: u32,
+    /// Chip whose queue it was enqueued on (differs from `chip` once SOS moved it).
+    pub from_chip: u32,
 }
 
 impl Transaction {
@@ -70,14 +83,30 @@ impl Transaction {
     }
 }
 
-/// Contract: every enqueued transaction is returned exactly once by [`DeviceScheduler::next`],
-/// only when its die is idle. A scheduler may reorder transactions but never drops one.
+/// What a device scheduler may consult and change while it queues and picks transactions.
+pub struct DeviceContext<'a> {
+    pub now_ns: u64,
+    /// Busy state of every die (global die index).
+    pub die_busy: &'a [bool],
+    /// The FTL, for schedulers that remap queued writes (SOS).
+    pub ftl: &'a mut Ftl,
+    /// Queued transactions the scheduler dropped because a newer write of the same logical
+    /// page superseded them; the simulation completes their page of the host request.
+    pub cancelled: &'a mut Vec<Transaction>,
+}
+
+/// Contract: every enqueued transaction is returned exactly once, either by
+/// [`DeviceScheduler::next`] (only when its die is idle) or, for a host program superseded by a
+/// newer program of the same logical page, in `ctx.cancelled`. A scheduler may reorder
+/// transactions and may move a queued host program to another chip (remapping it through
+/// `ctx.ftl`, updating `chip`, `die` and `ppn`), but never moves a read, copyback or erase and
+/// never drops a transaction.
 pub trait DeviceScheduler {
-    fn enqueue(&mut self, txn: Transaction);
+    fn enqueue(&mut self, txn: Transaction, ctx: &mut DeviceContext<'_>);
     /// A die of `chip` became idle or a transaction for `chip` arrived: return a transaction
-    /// that may start now (its die is idle per `die_busy`), or `None`. Called repeatedly until
-    /// `None`.
-    fn next(&mut self, chip: u32, die_busy: &[bool]) -> Option<Transaction>;
+    /// that may start now (its die is idle per `ctx.die_busy`; it may belong to another chip),
+    /// or `None`. Called repeatedly until `None`.
+    fn next(&mut self, chip: u32, ctx: &mut DeviceContext<'_>) -> Option<Transaction>;
     /// Transactions queued (not yet started) for each chip.
     fn queued_per_chip(&self) -> &[u32];
     /// Multi-plane pairing (`device.multiplane`): remove and return the first queued
@@ -92,6 +121,32 @@ pub trait DeviceScheduler {
     }
 }
 
+/// A tiny FTL for scheduler unit tests that never remap.
+#[cfg(test)]
+pub(crate) fn test_ftl() -> Ftl {
+    use crate::config::{AllocationConfig, FtlConfig};
+    use crate::geometry::{Geometry, Level, StaticMap};
+    let g = Geometry {
+        channels: 1,
+        chips_per_channel: 1,
+        dies_per_chip: 1,
+        planes_per_die: 1,
+        blocks_per_plane: 4,
+        pages_per_block: 4,
+        page_bytes: 4096,
+    };
+    let order = [Level::Channel, Level::Chip, Level::Die, Level::Plane];
+    let config = FtlConfig {
+        overprovisioning_fraction: 0.25,
+        gc_threshold_fraction: 0.25,
+        allocation: AllocationConfig::Static { order },
+        host_visible_order: order,
+        mapping_cache_bytes: 0,
+        block_choice: Default::default(),
+    };
+    Ftl::new(&g, &config, StaticMap::new(&g, order), false)
+}
+
 /// Device scheduler choice in a config (`[device.scheduler] kind = "out_of_order"`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
@@ -101,6 +156,13 @@ pub enum DeviceSchedulerConfig {
     InOrder {},
     /// HOS of the SOS paper: one FIFO queue per chip; any idle chip takes its own queue's head.
     OutOfOrder {},
+    /// SOS: HOS's per-chip queues plus the queue-size leveller (an idle chip with an empty
+    /// queue takes a queued host write from a longer queue, remapped) and the write-hit
+    /// manager (a queued host write superseded by a newer one is cancelled).
+    Sos {
+        queue_size_leveller: bool,
+        write_hit_manager: bool,
+    },
     /// SSDsim's order (PIQ/VIOS platform): the whole chip is busy while any of its dies
     /// works; an idle chip starts its oldest read, else its oldest program or GC operation.
     Ssdsim {},
@@ -111,6 +173,7 @@ impl DeviceSchedulerConfig {
         match self {
             DeviceSchedulerConfig::InOrder {} => "in_order",
             DeviceSchedulerConfig::OutOfOrder {} => "out_of_order",
+            DeviceSchedulerConfig::Sos { .. } => "sos",
             DeviceSchedulerConfig::Ssdsim {} => "ssdsim",
         }
     }
@@ -121,6 +184,10 @@ impl DeviceSchedulerConfig {
             DeviceSchedulerConfig::OutOfOrder {} => {
                 AnyDeviceScheduler::OutOfOrder(OutOfOrder::new(chips))
             }
+            DeviceSchedulerConfig::Sos {
+                queue_size_leveller,
+                write_hit_manager,
+            } => AnyDeviceScheduler::Sos(Sos::new(chips, *queue_size_leveller, *write_hit_manager)),
             DeviceSchedulerConfig::Ssdsim {} => AnyDeviceScheduler::Ssdsim(Ssdsim::new(chips)),
         }
     }
@@ -130,28 +197,32 @@ impl DeviceSchedulerConfig {
 pub enum AnyDeviceScheduler {
     InOrder(InOrder),
     OutOfOrder(OutOfOrder),
+    Sos(Sos),
     Ssdsim(Ssdsim),
 }
 
 impl DeviceScheduler for AnyDeviceScheduler {
-    fn enqueue(&mut self, txn: Transaction) {
+    fn enqueue(&mut self, txn: Transaction, ctx: &mut DeviceContext<'_>) {
         match self {
-            AnyDeviceScheduler::InOrder(s) => s.enqueue(txn),
-            AnyDeviceScheduler::OutOfOrder(s) => s.enqueue(txn),
-            AnyDeviceScheduler::Ssdsim(s) => s.enqueue(txn),
+            AnyDeviceScheduler::InOrder(s) => s.enqueue(txn, ctx),
+            AnyDeviceScheduler::OutOfOrder(s) => s.enqueue(txn, ctx),
+            AnyDeviceScheduler::Sos(s) => s.enqueue(txn, ctx),
+            AnyDeviceScheduler::Ssdsim(s) => s.enqueue(txn, ctx),
         }
     }
-    fn next(&mut self, chip: u32, die_busy: &[bool]) -> Option<Transaction> {
+    fn next(&mut self, chip: u32, ctx: &mut DeviceContext<'_>) -> Option<Transaction> {
         match self {
-            AnyDeviceScheduler::InOrder(s) => s.next(chip, die_busy),
-            AnyDeviceScheduler::OutOfOrder(s) => s.next(chip, die_busy),
-            AnyDeviceScheduler::Ssdsim(s) => s.next(chip, die_busy),
+            AnyDeviceScheduler::InOrder(s) => s.next(chip, ctx),
+            AnyDeviceScheduler::OutOfOrder(s) => s.next(chip, ctx),
+            AnyDeviceScheduler::Sos(s) => s.next(chip, ctx),
+            AnyDeviceScheduler::Ssdsim(s) => s.next(chip, ctx),
         }
     }
     fn queued_per_chip(&self) -> &[u32] {
         match self {
             AnyDeviceScheduler::InOrder(s) => s.queued_per_chip(),
             AnyDeviceScheduler::OutOfOrder(s) => s.queued_per_chip(),
+            AnyDeviceScheduler::Sos(s) => s.queued_per_chip(),
             AnyDeviceScheduler::Ssdsim(s) => s.queued_per_chip(),
         }
     }
@@ -163,6 +234,7 @@ impl DeviceScheduler for AnyDeviceScheduler {
         match self {
             AnyDeviceScheduler::InOrder(s) => s.take_companion(chip, fits),
             AnyDeviceScheduler::OutOfOrder(s) => s.take_companion(chip, fits),
+            AnyDeviceScheduler::Sos(s) => s.take_companion(chip, fits),
             // SSDsim's shipped config has advanced (multi-plane) commands off: never pairs.
             AnyDeviceScheduler::Ssdsim(s) => s.take_companion(chip, fits),
         }

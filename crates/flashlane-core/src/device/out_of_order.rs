@@ -2,7 +2,7 @@
 
 use std::collections::VecDeque;
 
-use super::{DeviceScheduler, Transaction};
+use super::{DeviceContext, DeviceScheduler, Transaction};
 
 pub struct OutOfOrder {
     queues: Vec<VecDeque<Transaction>>,
@@ -19,17 +19,17 @@ impl OutOfOrder {
 }
 
 impl DeviceScheduler for OutOfOrder {
-    fn enqueue(&mut self, txn: Transaction) {
+    fn enqueue(&mut self, txn: Transaction, _ctx: &mut DeviceContext<'_>) {
         self.queued[txn.chip as usize] += 1;
         self.queues[txn.chip as usize].push_back(txn);
     }
 
     // In order within a chip: the head waits for its die (dies of a chip interleave only as
     // far as the head order allows).
-    fn next(&mut self, chip: u32, die_busy: &[bool]) -> Option<Transaction> {
+    fn next(&mut self, chip: u32, ctx: &mut DeviceContext<'_>) -> Option<Transaction> {
         let queue = &mut self.queues[chip as usize];
         let head = queue.front()?;
-        if die_busy[head.die as usize] {
+        if ctx.die_busy[head.die as usize] {
             return None;
         }
         let txn = queue.pop_front()?;

@@ -15,7 +15,7 @@
 
 use std::collections::VecDeque;
 
-use super::{DeviceScheduler, Transaction, TxnKind};
+use super::{DeviceContext, DeviceScheduler, Transaction, TxnKind};
 
 pub struct Ssdsim {
     reads: Vec<VecDeque<Transaction>>,
@@ -35,7 +35,7 @@ impl Ssdsim {
 }
 
 impl DeviceScheduler for Ssdsim {
-    fn enqueue(&mut self, txn: Transaction) {
+    fn enqueue(&mut self, txn: Transaction, _ctx: &mut DeviceContext<'_>) {
         self.queued[txn.chip as usize] += 1;
         let queues = match txn.kind {
             // A mapping (translation page) read is a flash read like any other.
@@ -47,7 +47,8 @@ impl DeviceScheduler for Ssdsim {
         queues[txn.chip as usize].push_back(txn);
     }
 
-    fn next(&mut self, chip: u32, die_busy: &[bool]) -> Option<Transaction> {
+    fn next(&mut self, chip: u32, ctx: &mut DeviceContext<'_>) -> Option<Transaction> {
+        let die_busy = ctx.die_busy;
         // Dies are numbered chip-major (chip * dies_per_chip + die).
         let dies_per_chip = die_busy.len() / self.queued.len();
         let first = chip as usize * dies_per_chip;
@@ -84,31 +85,62 @@ mod tests {
             bytes: 2048,
             program_ns: 0,
             enqueued_ns: 0,
+            lpn: crate::device::NO_LPN,
+            ppn: 0,
+            from_chip: chip,
         }
+    }
+
+    fn enq(s: &mut Ssdsim, t: Transaction) {
+        let mut ftl = crate::device::test_ftl();
+        let mut cancelled = Vec::new();
+        s.enqueue(
+            t,
+            &mut DeviceContext {
+                now_ns: 0,
+                die_busy: &[],
+                ftl: &mut ftl,
+                cancelled: &mut cancelled,
+            },
+        );
+    }
+
+    fn nxt(s: &mut Ssdsim, chip: u32, busy: &[bool]) -> Option<Transaction> {
+        let mut ftl = crate::device::test_ftl();
+        let mut cancelled = Vec::new();
+        s.next(
+            chip,
+            &mut DeviceContext {
+                now_ns: 0,
+                die_busy: busy,
+                ftl: &mut ftl,
+                cancelled: &mut cancelled,
+            },
+        )
     }
 
     /// Two chips with two dies each: dies 0,1 belong to chip 0 and dies 2,3 to chip 1.
     #[test]
     fn a_busy_die_makes_its_whole_chip_busy() {
         let mut s = Ssdsim::new(2);
-        s.enqueue(txn(TxnKind::Read, 0, 0, 1));
-        s.enqueue(txn(TxnKind::Read, 0, 1, 2));
+        enq(&mut s, txn(TxnKind::Read, 0, 0, 1));
+        enq(&mut s, txn(TxnKind::Read, 0, 1, 2));
         let mut busy = vec![false; 4];
         // Chip 0 idle: the first read goes, onto die 0.
-        let first = s.next(0, &busy).unwrap();
+        let first = nxt(&mut s, 0, &busy).unwrap();
         assert_eq!(first.request, 1);
         busy[0] = true;
         // Die 1 is idle but its chip is not: SSDsim's chip state blocks the second read
         // (a per-die scheduler would start it now).
-        assert_eq!(s.next(0, &busy), None);
+        assert_eq!(nxt(&mut s, 0, &busy), None);
         assert_eq!(s.queued_per_chip(), &[1, 0]);
         // Chip 1 is unaffected by chip 0 being busy.
-        s.enqueue(txn(TxnKind::Program, 1, 3, 3));
-        assert_eq!(s.next(1, &busy).unwrap().request, 3);
+        enq(&mut s, txn(TxnKind::Program, 1, 3, 3));
+        assert_eq!(nxt(&mut s, 1, &busy).unwrap().request, 3);
         // Die 0 finishes: the second read may start.
         busy[0] = false;
-        assert_eq!(s.next(0, &busy).unwrap().request, 2);
-        assert_eq!(s.next(0, &busy), None);
+        assert_eq!(nxt(&mut s, 0, &busy).unwrap().request, 2);
+        assert_eq!(nxt(&mut s, 0, &busy), None);
     }
 
     /// A program queued before a read on the same chip: the read starts first; the program
@@ -116,11 +148,11 @@ mod tests {
     #[test]
     fn reads_go_before_earlier_writes_and_gc_on_their_chip() {
         let mut s = Ssdsim::new(1);
-        s.enqueue(txn(TxnKind::Program, 0, 0, 1));
-        s.enqueue(txn(TxnKind::Erase, 0, 1, NO_REQUEST));
-        s.enqueue(txn(TxnKind::Read, 0, 1, 2));
+        enq(&mut s, txn(TxnKind::Program, 0, 0, 1));
+        enq(&mut s, txn(TxnKind::Erase, 0, 1, NO_REQUEST));
+        enq(&mut s, txn(TxnKind::Read, 0, 1, 2));
         let idle = vec![false; 2];
-        let order: Vec<(TxnKind, u32)> = std::iter::from_fn(|| s.next(0, &idle))
+        let order: Vec<(TxnKind, u32)> = std::iter::from_fn(|| nxt(&mut s, 0, &idle))
             .map(|t| (t.kind, t.request))
             .collect();
         assert_eq!(

@@ -418,6 +418,9 @@ mod tests {
             bytes: 0,
             program_ns: 0,
             enqueued_ns: 0,
+            lpn: crate::device::NO_LPN,
+            ppn: 0,
+            from_chip: 0,
         };
         let mut ops = Vec::new();
         // Miss on page 0 (translation page 0): one read, parked.

@@ -76,6 +76,8 @@ pub struct Ftl {
     next_chip: u32,
     next_plane_in_chip: Vec<u32>,
     shadow: Option<Shadow>,
+    /// Test hook (see [`Ftl::break_relocation_for_test`]).
+    break_relocation_for_test: bool,
     /// Per-block program latencies (`[variation]`), when enabled.
     variation: Option<Variation>,
     block_choice: BlockChoice,
@@ -120,6 +122,7 @@ impl Ftl {
             next_chip: 0,
             next_plane_in_chip: vec![0; geometry.chips() as usize],
             shadow,
+            break_relocation_for_test: false,
             variation: None,
             block_choice: config.block_choice,
         }
@@ -426,6 +429,62 @@ impl Ftl {
             });
         }
         Ok(())
+    }
+
+    /// SOS queue-size levelling: give the queued (not yet programmed) write of `lpn`, which
+    /// reserved `old_ppn`, a new page on die `die` (global index) of `chip` instead, and remap.
+    /// The old reservation is released (invalidated). Returns `None`, changing nothing, when
+    /// `old_ppn` is no longer the page `lpn` maps to (a newer write or GC superseded it) or when
+    /// the chosen plane would have to open a block while at its GC threshold (a move must not
+    /// start garbage collection).
+    pub fn relocate_queued_write(
+        &mut self,
+        lpn: u32,
+        old_ppn: u32,
+        chip: u32,
+        die: u32,
+    ) -> Option<PhysicalTarget> {
+        if self.map.get(lpn as u64) != Some(old_ppn) {
+            return None;
+        }
+        let dies = self.geometry.dies_per_chip;
+        let cursor = &mut self.next_plane_in_chip[chip as usize];
+        let plane_in_die = (*cursor / dies) % self.geometry.planes_per_die;
+        *cursor = (*cursor + dies) % (dies * self.geometry.planes_per_die);
+        let plane = self
+            .geometry
+            .plane_index(chip, die - chip * dies, plane_in_die);
+        let target_plane = &self.planes[plane as usize];
+        // Opening a block at the threshold would need garbage collection first.
+        if target_plane.active.is_none() && target_plane.free_blocks() <= self.gc_threshold_blocks {
+            return None;
+        }
+        let version = self
+            .shadow
+            .as_ref()
+            .map(|s| s.ppn_version[old_ppn as usize]);
+        let target = self.place_write(lpn as u64, plane).ok()?;
+        if let (Some(shadow), Some(version)) = (&mut self.shadow, version) {
+            // A move keeps the data: undo the version bump place_write made.
+            shadow.lpn_version.set(lpn as u64, version);
+            shadow.ppn_version[target.ppn as usize] = version;
+            if self.break_relocation_for_test {
+                shadow.ppn_version[target.ppn as usize] = version.wrapping_add(1);
+            }
+        }
+        Some(target)
+    }
+
+    /// Page index inside its block of physical page `ppn`.
+    pub fn page_in_block(&self, ppn: u32) -> u32 {
+        ppn % self.geometry.pages_per_block
+    }
+
+    /// Test hook: make every later relocation record wrong data at its new page, so the
+    /// integrity check must flag reads of moved pages.
+    #[doc(hidden)]
+    pub fn break_relocation_for_test(&mut self) {
+        self.break_relocation_for_test = true;
     }
 
     /// Test hook: corrupt the shadow version of `lpn` so a later read must be flagged.

@@ -192,6 +192,7 @@ pub fn run_with_progress(spec: &RunSpec, progress: &mut dyn FnMut(u64)) -> Resul
             report: sim.host.report(),
         },
         device_scheduler: config.device.scheduler.name().to_string(),
+        device: results.device,
         interconnect: NamedReport {
             name: config.interconnect.name().to_string(),
             report: sim.interconnect.report(),

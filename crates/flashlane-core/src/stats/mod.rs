@@ -1,6 +1,10 @@
 //! Statistics: every number in the summary has its definition next to it (and in
 //! `docs/summary.md`).
 
+mod device_queues;
+
+pub use device_queues::{DeviceQueueRecorder, DeviceQueueStats};
+
 use hdrhistogram::Histogram;
 use serde::Serialize;
 
@@ -125,6 +129,9 @@ pub struct Summary {
     pub waf: f64,
     pub host_scheduler: NamedReport<HostSchedulerReport>,
     pub device_scheduler: String,
+    /// Device queues: per-chip queue lengths, per-chip idle share, SOS's moved and cancelled
+    /// writes.
+    pub device: DeviceQueueStats,
     pub interconnect: NamedReport<InterconnectReport>,
     pub precondition: PreconditionReport,
     /// Each trace replayed (one entry, or one per trace of a mix) and its own statistics.
