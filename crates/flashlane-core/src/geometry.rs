@@ -124,6 +124,9 @@ pub struct StaticMap {
     period: u64,
     chip_of_residue: Vec<u32>,
     plane_of_residue: Vec<u32>,
+    /// Consecutive logical pages kept on one plane before the order moves on (1 = page
+    /// striping); see [`StaticMap::with_stripe_unit_pages`].
+    unit: u64,
 }
 
 /// Where the static map places a logical page.
@@ -147,6 +150,7 @@ impl StaticMap {
             period: geometry.planes() as u64,
             chip_of_residue: Vec::new(),
             plane_of_residue: Vec::new(),
+            unit: 1,
         };
         let (chips, planes): (Vec<u32>, Vec<u32>) = (0..map.period)
             .map(|residue| {
@@ -167,7 +171,15 @@ impl StaticMap {
         self.order
     }
 
-    /// Place logical page `lpn`.
+    /// Stripe in units of `pages` consecutive logical pages (at least 1): unit u goes where
+    /// page u goes under page striping. A unit of logical pages / planes is a concatenated
+    /// layout: every plane holds one contiguous logical range (PASS's "region" as a package).
+    pub fn with_stripe_unit_pages(mut self, pages: u64) -> Self {
+        self.unit = pages.max(1);
+        self
+    }
+
+    /// Place stripe unit `lpn` (= logical page `lpn` under page striping).
     pub fn place(&self, lpn: u64) -> Placement {
         let mut rest = lpn;
         let mut placement = Placement {
@@ -191,22 +203,26 @@ impl StaticMap {
 
     /// Chip index (channel-major) of logical page `lpn`.
     pub fn chip_of(&self, lpn: u64) -> u32 {
-        self.chip_of_residue[(lpn % self.period) as usize]
+        self.chip_of_residue[(lpn / self.unit % self.period) as usize]
     }
 
     /// Global plane index of logical page `lpn`.
     pub fn plane_of(&self, lpn: u64) -> u32 {
-        self.plane_of_residue[(lpn % self.period) as usize]
+        self.plane_of_residue[(lpn / self.unit % self.period) as usize]
     }
 
     /// Set of chips touched by `pages` logical pages starting at `first_lpn` (PIQ's location vector).
     pub fn chips_of_range(&self, first_lpn: u64, pages: u64) -> ChipSet {
         let mut set = ChipSet::EMPTY;
         let chips = self.channels * self.ways;
-        // Consecutive pages cycle through the chips with a period of at most chips*dies*planes.
-        let period = chips * self.dies * self.planes;
-        for lpn in first_lpn..first_lpn + pages.min(period) {
-            set.insert(self.chip_of(lpn));
+        if pages == 0 {
+            return set;
+        }
+        // Consecutive units cycle through the chips with a period of chips*dies*planes.
+        let first_unit = first_lpn / self.unit;
+        let last_unit = (first_lpn + pages - 1) / self.unit;
+        for unit in first_unit..=last_unit.min(first_unit + self.period - 1) {
+            set.insert(self.chip_of_residue[(unit % self.period) as usize]);
             if set.len() as u64 == chips {
                 break;
             }
@@ -316,6 +332,33 @@ mod tests {
         assert_eq!(map.plane_of(0), 0);
         assert_eq!(map.plane_of(1), 1);
         assert_eq!(map.plane_of(2), 2);
+    }
+
+    #[test]
+    fn a_stripe_unit_keeps_consecutive_pages_together() {
+        // 4 channels x 2 ways x 2 dies x 2 planes = 32 planes, unit 10 pages, channel first.
+        // Pages 0-9 are unit 0 (chip 0, plane 0), 10-19 unit 1 (channel 1 = chip 2, plane 8),
+        // 20-29 unit 2 (chip 4); unit 32 wraps to unit 0's place: pages 320-329 on chip 0.
+        let g = geometry(4, 2);
+        let map = StaticMap::new(&g, [Level::Channel, Level::Chip, Level::Die, Level::Plane])
+            .with_stripe_unit_pages(10);
+        let chips: Vec<u32> = [0, 9, 10, 19, 20, 320].map(|lpn| map.chip_of(lpn)).to_vec();
+        assert_eq!(chips, vec![0, 0, 2, 2, 4, 0]);
+        assert_eq!((map.plane_of(9), map.plane_of(10)), (0, 8));
+        // Pages 5..=24 span units 0, 1 and 2.
+        assert_eq!(
+            map.chips_of_range(5, 20).iter().collect::<Vec<_>>(),
+            vec![0, 2, 4]
+        );
+        // One page and a range inside one unit touch one chip.
+        assert_eq!(
+            map.chips_of_range(12, 1).iter().collect::<Vec<_>>(),
+            vec![2]
+        );
+        assert_eq!(
+            map.chips_of_range(10, 10).iter().collect::<Vec<_>>(),
+            vec![2]
+        );
     }
 
     #[test]

@@ -247,7 +247,7 @@ impl Simulation {
         let cmt = (config.ftl.mapping_cache_bytes > 0).then(|| CachedTranslation {
             cache: MappingCache::new(
                 &g,
-                StaticMap::new(&g, config.static_order()),
+                config.static_map(),
                 config.ftl.mapping_cache_bytes,
                 ftl.logical_pages(),
                 ftl.mapped_lpns(),
@@ -259,7 +259,7 @@ impl Simulation {
         Simulation {
             cmt,
             multiplane: MultiPlane::new(config.device.multiplane, g.dies(), g.planes_per_die),
-            static_map: StaticMap::new(&g, config.static_order()),
+            static_map: config.static_map(),
             page_read_ns: config.timing.page_read_ns,
             page_program_ns: config.timing.page_program_ns,
             block_erase_ns: config.timing.block_erase_ns,

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::device::DeviceSchedulerConfig;
 use crate::ftl::{BlockChoice, VariationConfig};
-use crate::geometry::{Geometry, Level};
+use crate::geometry::{Geometry, Level, StaticMap};
 use crate::host::HostSchedulerConfig;
 use crate::interconnect::InterconnectConfig;
 use crate::Error;
@@ -83,10 +83,22 @@ pub struct FtlConfig {
     /// the whole page map in DRAM (no mapping flash traffic). See ftl::cmt.
     #[serde(default)]
     pub mapping_cache_bytes: u64,
+    /// Consecutive logical pages the static order keeps on one plane before moving on: 1 =
+    /// page striping (default); logical pages / planes = a concatenated layout, each plane one
+    /// contiguous logical range. Used by static allocation and the host's location vectors.
+    #[serde(default = "one_page", skip_serializing_if = "is_one_page")]
+    pub stripe_unit_pages: u64,
     /// Which free block a write opens: `in_order` (least-erased first) or
     /// `fastest_for_conflicts` (VIOS; needs `[variation]`, else the same as `in_order`).
     #[serde(default)]
     pub block_choice: BlockChoice,
+}
+
+fn one_page() -> u64 {
+    1
+}
+fn is_one_page(pages: &u64) -> bool {
+    *pages == 1
 }
 
 fn default_host_visible_order() -> [Level; 4] {
@@ -261,6 +273,9 @@ impl Config {
                 }
             }
         }
+        if self.ftl.stripe_unit_pages == 0 {
+            return Err("ftl.stripe_unit_pages must be at least 1".into());
+        }
         if self.variation.enabled {
             self.variation.validate()?;
         }
@@ -282,6 +297,12 @@ impl Config {
     }
 
     /// The static allocation order (the host-visible order when allocation is dynamic).
+    /// The static map of this config (order and stripe unit).
+    pub fn static_map(&self) -> StaticMap {
+        StaticMap::new(&self.geometry, self.static_order())
+            .with_stripe_unit_pages(self.ftl.stripe_unit_pages)
+    }
+
     pub fn static_order(&self) -> [Level; 4] {
         match &self.ftl.allocation {
             AllocationConfig::Static { order } => *order,

@@ -142,6 +142,7 @@ pub(crate) fn test_ftl() -> Ftl {
         allocation: AllocationConfig::Static { order },
         host_visible_order: order,
         mapping_cache_bytes: 0,
+        stripe_unit_pages: 1,
         block_choice: Default::default(),
     };
     Ftl::new(&g, &config, StaticMap::new(&g, order), false)

@@ -266,6 +266,7 @@ mod tests {
             allocation: AllocationConfig::Static { order },
             host_visible_order: order,
             mapping_cache_bytes: 0,
+            stripe_unit_pages: 1,
             block_choice: Default::default(),
         };
         Ftl::new(&g, &config, StaticMap::new(&g, order), true)

@@ -520,6 +520,7 @@ mod tests {
             },
             host_visible_order: [Level::Channel, Level::Chip, Level::Die, Level::Plane],
             mapping_cache_bytes: 0,
+            stripe_unit_pages: 1,
             block_choice: BlockChoice::InOrder,
         };
         (g, c)

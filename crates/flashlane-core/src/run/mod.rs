@@ -7,7 +7,6 @@ use std::time::Instant;
 
 use crate::config::Config;
 use crate::ftl::{precondition, Footprint, Ftl};
-use crate::geometry::StaticMap;
 use crate::host::HostScheduler;
 use crate::interconnect::Interconnect;
 use crate::sim::{SimOptions, Simulation};
@@ -109,7 +108,7 @@ fn trace_footprint(spec: &RunSpec, logical_pages: u64) -> Result<Footprint, Erro
 pub fn run_with_progress(spec: &RunSpec, progress: &mut dyn FnMut(u64)) -> Result<Summary, Error> {
     spec.validate()?;
     let config = &spec.config;
-    let static_map = StaticMap::new(&config.geometry, config.static_order());
+    let static_map = config.static_map();
     let mut ftl = Ftl::new(
         &config.geometry,
         &config.ftl,
