@@ -35,6 +35,8 @@ impl Hasher for LpnHasher {
 pub struct Sos {
     queues: Vec<VecDeque<Transaction>>,
     queued: Vec<u32>,
+    /// Chips whose queue is empty (QSL skips its search for an idle, empty chip when 0).
+    empty_queues: u32,
     /// Host programs waiting in each chip's queue (QSL's movable candidates).
     waiting_writes: Vec<u32>,
     queue_size_leveller: bool,
@@ -49,6 +51,7 @@ impl Sos {
         Sos {
             queues: (0..chips).map(|_| VecDeque::with_capacity(64)).collect(),
             queued: vec![0; chips as usize],
+            empty_queues: chips,
             waiting_writes: vec![0; chips as usize],
             queue_size_leveller,
             write_hit_manager,
@@ -85,10 +88,17 @@ impl Sos {
         self.waiting_writes[chip] > 0 && self.queued[chip] + self.busy_dies(chip, die_busy) > 1
     }
 
+    /// One transaction left `chip`'s queue.
+    #[inline]
+    fn dequeued(&mut self, chip: usize) {
+        self.queued[chip] -= 1;
+        self.empty_queues += u32::from(self.queued[chip] == 0);
+    }
+
     /// Take `txn` (a waiting program) out of `chip`'s queue at `index`.
     fn remove_at(&mut self, chip: usize, index: usize) -> Transaction {
         let txn = self.queues[chip].remove(index).expect("index inside queue");
-        self.queued[chip] -= 1;
+        self.dequeued(chip);
         self.waiting_writes[chip] -= 1;
         txn
     }
@@ -172,6 +182,7 @@ impl DeviceScheduler for Sos {
         if host_write {
             self.waiting_writes[chip] += 1;
         }
+        self.empty_queues -= u32::from(self.queued[chip] == 0);
         self.queued[chip] += 1;
         self.queues[chip].push_back(txn);
     }
@@ -181,7 +192,7 @@ impl DeviceScheduler for Sos {
         if let Some(head) = self.queues[c].front() {
             if !ctx.die_busy[head.die as usize] {
                 let txn = self.queues[c].pop_front()?;
-                self.queued[c] -= 1;
+                self.dequeued(c);
                 if txn.kind == TxnKind::Program && txn.lpn != NO_LPN {
                     self.waiting_writes[c] -= 1;
                     if self.write_hit_manager
@@ -201,7 +212,7 @@ impl DeviceScheduler for Sos {
             let from = self.longest_donor(ctx.die_busy)?;
             return self.move_write(from, chip, die, ctx);
         }
-        if self.is_donor(c, ctx.die_busy) {
+        if self.empty_queues > 0 && self.is_donor(c, ctx.die_busy) {
             // This chip's queue grew while another chip sits idle and empty.
             for other in 0..self.queues.len() as u32 {
                 if let Some(die) = self.idle_empty_die(other as usize, ctx.die_busy) {
@@ -224,7 +235,7 @@ impl DeviceScheduler for Sos {
         let c = chip as usize;
         let at = self.queues[c].iter().position(fits)?;
         let txn = self.queues[c].remove(at)?;
-        self.queued[c] -= 1;
+        self.dequeued(c);
         if txn.kind == TxnKind::Program && txn.lpn != NO_LPN {
             self.waiting_writes[c] -= 1;
             if self.write_hit_manager && self.pending.get(&txn.lpn).is_some_and(|p| p.1 == txn.ppn)
