@@ -6,6 +6,8 @@
 //! inter-arrival times with a 20 us mean, uniformly over a 64 GiB span; preset mqsim-default
 //! (or PRESET), with the preset's interconnect (or INTERCONNECT, e.g. `venice`; `-` keeps the
 //! preset's), and any further `key=value` config overrides (e.g. `variation.enabled=true`).
+//! With `FLASHLANE_BENCH_KEEP_TRACE` set, the trace file is kept (its path is printed) so the
+//! CLI can be measured on the same trace.
 
 use std::io::Write;
 
@@ -67,7 +69,11 @@ fn main() {
     let started = std::time::Instant::now();
     let summary = flashlane_core::run(&spec).expect("run");
     let total_s = started.elapsed().as_secs_f64();
-    let _ = std::fs::remove_file(&path);
+    if std::env::var_os("FLASHLANE_BENCH_KEEP_TRACE").is_some() {
+        println!("trace kept at             {}", path.display());
+    } else {
+        let _ = std::fs::remove_file(&path);
+    }
     println!("requests simulated        {}", summary.trace.records);
     println!("events                    {}", summary.engine.events);
     println!("simulation wall s         {:.3}", summary.engine.wall_s);
