@@ -71,9 +71,12 @@ impl ProgressDisplay {
         bar.set_style(
             ProgressStyle::with_template(template)
                 .unwrap_or_else(|_| ProgressStyle::default_spinner())
-                .with_key("rate", |state: &ProgressState, w: &mut dyn std::fmt::Write| {
-                    let _ = write!(w, "{:.2} M/s", state.per_sec() / 1e6);
-                }),
+                .with_key(
+                    "rate",
+                    |state: &ProgressState, w: &mut dyn std::fmt::Write| {
+                        let _ = write!(w, "{:.2} M/s", state.per_sec() / 1e6);
+                    },
+                ),
         );
         bar.enable_steady_tick(Duration::from_millis(200));
         self.bar = Some(bar);

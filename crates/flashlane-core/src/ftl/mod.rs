@@ -190,7 +190,8 @@ impl Ftl {
         self.shadow.as_ref().map(|s| s.violations)
     }
 
-    /// Bytes of mapping state allocated (forward map chunks and reverse maps of written blocks).
+    /// Bytes of mapping state allocated (forward map chunks and the reverse maps of blocks
+    /// being written or holding valid data).
     pub fn allocated_bytes(&self) -> u64 {
         let reverse: u64 = self
             .planes

@@ -223,7 +223,9 @@ mod tests {
                 }
             }
             // The common shape does take the fast path.
-            assert!(layout.parse_plain_integers(b"7657 0 127543800 8 1").is_some());
+            assert!(layout
+                .parse_plain_integers(b"7657 0 127543800 8 1")
+                .is_some());
         }
     }
 }
