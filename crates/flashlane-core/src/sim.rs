@@ -401,8 +401,11 @@ impl Simulation {
         };
         self.records += 1;
         // The look-ahead is translated a few events from now: start loading its mapping entry.
-        self.ftl
-            .prefetch(arrival.record.offset_bytes / self.geometry.page_bytes as u64);
+        let lpn = arrival.record.offset_bytes / self.geometry.page_bytes as u64;
+        self.ftl.prefetch(lpn);
+        if let Some(cmt) = &self.cmt {
+            cmt.cache.prefetch(lpn);
+        }
         self.lookahead = Some(arrival);
         match self.options.replay {
             Replay::OpenLoop { .. } => {

@@ -8,6 +8,7 @@ pub mod cmt;
 mod mapping;
 mod plane;
 mod precondition;
+mod slot_index;
 pub mod variation;
 
 use crate::config::{AllocationConfig, FtlConfig};
