@@ -4,6 +4,7 @@ mod args;
 mod compare;
 mod gen;
 mod output;
+mod progress;
 mod trace_cmd;
 
 use std::path::PathBuf;
@@ -112,16 +113,9 @@ fn execute(cli: Cli) -> Result<(), Error> {
 fn run(args: RunArgs) -> Result<(), Error> {
     output::check_all_writable([args.json.as_deref()])?;
     let spec = args.workload.spec(args.device.config(&[])?)?;
-    let bar = indicatif::ProgressBar::new_spinner();
-    bar.set_style(
-        indicatif::ProgressStyle::with_template("{spinner} {elapsed} {msg}")
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
-    );
-    let summary = flashlane_core::run_with_progress(&spec, &mut |records| {
-        bar.set_message(format!("{records} requests read"));
-        bar.tick();
-    });
-    bar.finish_and_clear();
+    let mut display = progress::ProgressDisplay::new();
+    let summary = flashlane_core::run_with_progress(&spec, &mut |p| display.update(p));
+    display.finish();
     let summary = summary?;
     print!("{}", output::render_text(&summary));
     if let Some(path) = &args.json {

@@ -6,6 +6,9 @@
 //! inter-arrival times with a 20 us mean, uniformly over a 64 GiB span; preset mqsim-default
 //! (or PRESET), with the preset's interconnect (or INTERCONNECT, e.g. `venice`; `-` keeps the
 //! preset's), and any further `key=value` config overrides (e.g. `variation.enabled=true`).
+//! With `FLASHLANE_BENCH_KEEP_TRACE` set, the trace file is kept (its path is printed) so the
+//! CLI can be measured on the same trace; `FLASHLANE_BENCH_SPAN_GIB` changes the 64 GiB span
+//! (a small span gives a trace whose footprint stops growing with its length).
 
 use std::io::Write;
 
@@ -29,11 +32,18 @@ fn main() {
         .nth(1)
         .and_then(|a| a.parse().ok())
         .unwrap_or(1_000_000);
-    let path = std::env::temp_dir().join(format!("flashlane-bench-{requests}.mqsim"));
+    let path = std::env::temp_dir().join(format!(
+        "flashlane-bench-{requests}-{}.mqsim",
+        std::process::id()
+    ));
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(42);
     let mut out =
         std::io::BufWriter::new(std::fs::File::create(&path).expect("create bench trace"));
-    let span_sectors: u64 = (64u64 << 30) / 512;
+    let span_gib: u64 = std::env::var("FLASHLANE_BENCH_SPAN_GIB")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(64);
+    let span_sectors: u64 = (span_gib << 30) / 512;
     let mut t_ns = 0f64;
     for _ in 0..requests {
         let u: f64 = rng.random_range(f64::EPSILON..1.0);
@@ -67,7 +77,11 @@ fn main() {
     let started = std::time::Instant::now();
     let summary = flashlane_core::run(&spec).expect("run");
     let total_s = started.elapsed().as_secs_f64();
-    let _ = std::fs::remove_file(&path);
+    if std::env::var_os("FLASHLANE_BENCH_KEEP_TRACE").is_some() {
+        println!("trace kept at             {}", path.display());
+    } else {
+        let _ = std::fs::remove_file(&path);
+    }
     println!("requests simulated        {}", summary.trace.records);
     println!("events                    {}", summary.engine.events);
     println!("simulation wall s         {:.3}", summary.engine.wall_s);

@@ -19,4 +19,4 @@ pub mod trace;
 pub mod workload;
 
 pub use error::Error;
-pub use run::{run, run_with_progress, RunSpec};
+pub use run::{run, run_with_progress, Phase, Progress, RunSpec};

@@ -6,7 +6,7 @@ use flashlane_core::workload::{self, Characteristics, SyntheticReader};
 #[test]
 fn every_profile_matches_its_published_figures() {
     let all = workload::profiles();
-    assert_eq!(all.len(), 19 + 8);
+    assert_eq!(all.len(), 19 + 8 + 12);
     for p in &all {
         p.spec
             .validate()
@@ -92,4 +92,21 @@ fn profile_specs_survive_a_toml_round_trip() {
         let back = workload::SyntheticSpec::from_toml(&text, &p.name).unwrap();
         assert_eq!(back, p.spec, "{}", p.name);
     }
+}
+
+#[test]
+fn vios_table_1_rows_are_copied_exactly() {
+    // VIOS Table 1: src 81377 reads / 418623 writes, mds 26301 / 473699 (500,000 each).
+    let src = workload::profile("vios_src").unwrap();
+    assert_eq!(src.published.requests, Some(500_000));
+    assert_eq!(src.spec.requests, 500_000);
+    assert!(src.spec.label.contains("81377 reads and 418623 writes"));
+    assert!(src.spec.label.contains("VIOS Table 1, row src"));
+    let mds = workload::profile("vios_mds").unwrap();
+    assert_eq!(mds.published.read_fraction, 26_301.0 / 500_000.0);
+    let count = workload::profiles()
+        .iter()
+        .filter(|p| p.name.starts_with("vios_"))
+        .count();
+    assert_eq!(count, 12);
 }

@@ -27,6 +27,7 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
+use super::slot_index::{prefetch, SlotIndex};
 use crate::device::Transaction;
 use crate::geometry::{Geometry, StaticMap};
 
@@ -114,7 +115,8 @@ pub struct MappingCache {
     entry_bytes: u32,
     entries_per_tpage: u64,
     slots: Vec<Slot>,
-    index: IntMap<u64, u32>,
+    /// Slot of each cached logical page.
+    index: SlotIndex,
     most_recent: u32,
     least_recent: u32,
     /// Write-backs so far per translation page.
@@ -158,7 +160,8 @@ impl MappingCache {
             entry_bytes,
             entries_per_tpage,
             slots: Vec::with_capacity(reserve),
-            index: IntMap::with_capacity_and_hasher(reserve, Default::default()),
+            // Logical pages fit in u32, as physical pages do (checked by the geometry).
+            index: SlotIndex::new(reserve.min(logical_pages as usize)),
             most_recent: NONE,
             least_recent: NONE,
             write_backs: vec![0; tpages],
@@ -176,6 +179,12 @@ impl MappingCache {
             static_map,
             counters: CmtCounters::default(),
         }
+    }
+
+    /// Start loading what translating `lpn` will touch first (a performance hint).
+    #[inline]
+    pub fn prefetch(&self, lpn: u64) {
+        self.index.prefetch(lpn as u32);
     }
 
     pub fn counters(&self) -> CmtCounters {
@@ -211,8 +220,8 @@ impl MappingCache {
         ops: &mut Vec<MappingOp>,
     ) -> Access {
         let tpage = (lpn / self.entries_per_tpage) as u32;
-        let slot = match self.index.get(&lpn) {
-            Some(&slot) => {
+        let slot = match self.index.get(lpn as u32) {
+            Some(slot) => {
                 self.counters.hits += 1;
                 self.unlink(slot);
                 self.push_most_recent(slot);
@@ -307,14 +316,29 @@ impl MappingCache {
                 self.write_back(self.slots[victim as usize].lpn, ops);
             }
             self.unlink(victim);
-            self.index.remove(&self.slots[victim as usize].lpn);
+            self.index.remove(self.slots[victim as usize].lpn as u32);
+            self.prefetch_next_victims();
             self.slots[victim as usize].lpn = lpn;
             self.slots[victim as usize].dirty_mark = 0;
             victim
         };
-        self.index.insert(lpn, slot);
+        self.index.insert(lpn as u32, slot);
         self.push_most_recent(slot);
         slot
+    }
+
+    /// Evictions remove the least recent entry from the index, a look-up that misses the CPU
+    /// cache: start loading the next victim's index entry, and the slot of the one after it
+    /// (read at the next eviction). A hint only: a hit on them changes nothing but its use.
+    #[inline]
+    fn prefetch_next_victims(&self) {
+        let Some(next) = self.slots.get(self.least_recent as usize) else {
+            return;
+        };
+        self.index.prefetch(next.lpn as u32);
+        if let Some(after) = self.slots.get(next.newer as usize) {
+            prefetch(after);
+        }
     }
 
     fn write_back(&mut self, victim_lpn: u64, ops: &mut Vec<MappingOp>) {

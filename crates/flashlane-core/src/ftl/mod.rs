@@ -8,6 +8,7 @@ pub mod cmt;
 mod mapping;
 mod plane;
 mod precondition;
+mod slot_index;
 pub mod variation;
 
 use crate::config::{AllocationConfig, FtlConfig};
@@ -190,7 +191,8 @@ impl Ftl {
         self.shadow.as_ref().map(|s| s.violations)
     }
 
-    /// Bytes of mapping state allocated (forward map chunks and reverse maps of written blocks).
+    /// Bytes of mapping state allocated (forward map chunks and the reverse maps of blocks
+    /// being written or holding valid data).
     pub fn allocated_bytes(&self) -> u64 {
         let reverse: u64 = self
             .planes
@@ -254,6 +256,24 @@ impl Ftl {
     pub fn prefetch(&self, lpn: u64) {
         if lpn < self.map.logical_pages() {
             self.map.prefetch(lpn);
+        }
+    }
+
+    /// Start loading the block metadata an overwrite of `lpn` will update (the block holding
+    /// its current data), a few steps before the write is placed (a performance hint).
+    pub fn prefetch_overwritten(&self, lpn: u64) {
+        if lpn >= self.map.logical_pages() {
+            return;
+        }
+        if let Some(old) = self.map.get(lpn) {
+            let (plane, block, _) = self.split_ppn(old);
+            if let Some(block) = self
+                .planes
+                .get(plane as usize)
+                .and_then(|p| p.blocks.get(block as usize))
+            {
+                slot_index::prefetch(block);
+            }
         }
     }
 

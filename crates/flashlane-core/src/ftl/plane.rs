@@ -25,7 +25,8 @@ pub struct Block {
     pub next_page: u32,
     pub state: BlockState,
     /// Logical page held by each physical page (or [`INVALID`]); allocated when the block is
-    /// first written, so untouched blocks cost no reverse-map memory. Logical page numbers fit
+    /// written, freed when it is full and holds no valid page any more, so blocks without
+    /// valid data cost no reverse-map memory. Logical page numbers fit
     /// in `u32` because physical pages do (checked by the geometry).
     pub reverse: Option<Box<[u32]>>,
     /// Neighbours in the list of full blocks with the same valid-page count.
@@ -181,7 +182,13 @@ impl Plane {
         reverse[page as usize] = INVALID;
         if block.state == BlockState::Full {
             self.bucket_remove(block_index);
-            self.blocks[block_index as usize].valid_pages -= 1;
+            let block = &mut self.blocks[block_index as usize];
+            block.valid_pages -= 1;
+            if block.valid_pages == 0 {
+                // A full block without valid data needs no reverse map until it is written
+                // again: memory follows the valid data, not the pages ever written.
+                block.reverse = None;
+            }
             self.bucket_push(block_index);
         } else {
             block.valid_pages -= 1;

@@ -83,29 +83,79 @@ impl RunSpec {
     }
 }
 
-/// The logical pages the first `max_requests` arrivals touch (a streaming pass).
-fn trace_footprint(spec: &RunSpec, logical_pages: u64) -> Result<Footprint, Error> {
+/// Which part of a run a [`Progress`] report is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// The pass over the trace that collects the pages to precondition.
+    FootprintPass,
+    /// The simulation proper.
+    Simulation,
+}
+
+/// A progress report: `records` trace records read so far in `phase`, out of
+/// `total_records` when known (the footprint pass counts them for the simulation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Progress {
+    pub phase: Phase,
+    pub records: u64,
+    pub total_records: Option<u64>,
+}
+
+/// Records between two progress reports of the footprint pass.
+const FOOTPRINT_PROGRESS_RECORDS: u64 = 1 << 18;
+
+/// The logical pages the first `max_requests` arrivals touch (a streaming pass), and how many
+/// arrivals that is.
+fn trace_footprint(
+    spec: &RunSpec,
+    logical_pages: u64,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<(Footprint, u64), Error> {
     let page = spec.config.geometry.page_bytes as u64;
     let mut inputs = spec.open_inputs(logical_pages * page)?;
     let mut footprint = Footprint::new(logical_pages);
     let mut n = 0u64;
+    let mut pending: Option<(u64, u64)> = None;
+    let mark = |footprint: &mut Footprint, first: u64, last: u64| {
+        for lpn in first..=last {
+            // Inputs already refused addresses past the capacity.
+            footprint.insert(lpn);
+        }
+    };
+    let report = |records| Progress {
+        phase: Phase::FootprintPass,
+        records,
+        total_records: None,
+    };
     while let Some(Arrival { record, .. }) = inputs.next_arrival()? {
         if spec.max_requests.is_some_and(|max| n >= max) {
             break;
         }
         n += 1;
+        if n.is_multiple_of(FOOTPRINT_PROGRESS_RECORDS) {
+            progress(report(n));
+        }
         let first = record.offset_bytes / page;
         let last = (record.offset_bytes + record.size_bytes - 1) / page;
-        for lpn in first..=last {
-            // Inputs already refused addresses past the capacity.
-            footprint.insert(lpn);
+        // A random page's bit is a cache miss: mark each record's pages while the next record
+        // is parsed, its bit prefetched now.
+        footprint.prefetch(first);
+        if let Some((first, last)) = pending.replace((first, last)) {
+            mark(&mut footprint, first, last);
         }
     }
-    Ok(footprint)
+    if let Some((first, last)) = pending {
+        mark(&mut footprint, first, last);
+    }
+    progress(report(n));
+    Ok((footprint, n))
 }
 
-/// Run one simulation. `progress` is called now and then with the records read so far.
-pub fn run_with_progress(spec: &RunSpec, progress: &mut dyn FnMut(u64)) -> Result<Summary, Error> {
+/// Run one simulation. `progress` is called now and then with where the run is.
+pub fn run_with_progress(
+    spec: &RunSpec,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Summary, Error> {
     spec.validate()?;
     let config = &spec.config;
     let static_map = config.static_map();
@@ -119,10 +169,11 @@ pub fn run_with_progress(spec: &RunSpec, progress: &mut dyn FnMut(u64)) -> Resul
         ftl.enable_variation(&config.variation, config.timing.page_program_ns, spec.seed)?;
     }
     let logical_bytes = ftl.logical_pages() * config.geometry.page_bytes as u64;
-    let footprint = if config.precondition.write_trace_footprint {
-        Some(trace_footprint(spec, ftl.logical_pages())?)
+    let (footprint, total_records) = if config.precondition.write_trace_footprint {
+        let (footprint, records) = trace_footprint(spec, ftl.logical_pages(), progress)?;
+        (Some(footprint), Some(records))
     } else {
-        None
+        (None, None)
     };
     let precondition_report = precondition(
         &mut ftl,
@@ -145,7 +196,13 @@ pub fn run_with_progress(spec: &RunSpec, progress: &mut dyn FnMut(u64)) -> Resul
         },
     );
     let started = Instant::now();
-    sim.run(&mut || inputs.next_arrival(), progress)?;
+    sim.run(&mut || inputs.next_arrival(), &mut |records| {
+        progress(Progress {
+            phase: Phase::Simulation,
+            records,
+            total_records,
+        })
+    })?;
     let wall_s = started.elapsed().as_secs_f64();
     let results = sim.results();
     let reports = inputs.reports();
@@ -226,5 +283,5 @@ pub fn run_with_progress(spec: &RunSpec, progress: &mut dyn FnMut(u64)) -> Resul
 
 /// Run one simulation without progress reports.
 pub fn run(spec: &RunSpec) -> Result<Summary, Error> {
-    run_with_progress(spec, &mut |_| {})
+    run_with_progress(spec, &mut |_: Progress| {})
 }

@@ -86,7 +86,26 @@ const PIQ_TABLE_1_PAIRS: &[(u64, u64)] = &[
     (99_000, 400_992),
 ];
 
-/// Every profile: Venice Table 2 in table order, then the PIQ Table I pairs.
+/// VIOS (`shared/papers/vios-variation-aware-scheduler.txt`) Table 1:
+/// trace, read I/Os, write I/Os of its 500,000-I/O heads of eleven MSR Cambridge traces and
+/// Financial1 (`fin`), copied row by row. The conflict columns are outcomes of the paper's
+/// simulation (NOOP at 12K P/E), not workload inputs, and are not used.
+const VIOS_TABLE_1: &[(&str, u64, u64)] = &[
+    ("prn", 61_422, 438_578),
+    ("fin", 129_342, 370_658),
+    ("hm", 139_527, 360_473),
+    ("mds", 26_301, 473_699),
+    ("proj", 151_549, 348_451),
+    ("rsrch", 43_803, 456_197),
+    ("src", 81_377, 418_623),
+    ("stg", 43_818, 456_182),
+    ("ts", 76_687, 423_313),
+    ("usr", 206_983, 293_017),
+    ("wdev", 102_663, 397_337),
+    ("web", 239_458, 260_542),
+];
+
+/// Every profile: Venice Table 2 in table order, then the PIQ Table I pairs, then VIOS Table 1.
 pub fn profiles() -> Vec<Profile> {
     let venice = VENICE_TABLE_2.iter().map(|&(name, read_pct, kb, us)| {
         let source = format!("Venice (ISCA 2023) Table 2, row {name}");
@@ -118,41 +137,58 @@ pub fn profiles() -> Vec<Profile> {
         }
     });
     let piq = PIQ_TABLE_1_PAIRS.iter().map(|&(reads, writes)| {
-        let name = format!("piq_r{reads}_w{writes}");
-        let requests = reads + writes;
-        let read_fraction = reads as f64 / requests as f64;
-        let source = format!(
-            "PIQ Table I, the row with {reads} read I/Os and {writes} write I/Os (trace name not recoverable from the paper's text)"
-        );
-        Profile {
-            name: name.clone(),
-            published: Published {
-                read_fraction,
-                mean_size_bytes: None,
-                mean_interarrival_ns: None,
-                requests: Some(requests),
-            },
-            spec: SyntheticSpec {
-                label: format!(
-                    "synthetic stand-in for {name} matching only: {reads} reads and {writes} writes (read {:.2} %) ({source}); mean size {PIQ_DEFAULT_MEAN_SIZE_KIB} KiB and mean inter-arrival {PIQ_DEFAULT_MEAN_INTERARRIVAL_US} us are defaults, not published; addresses uniform over 4 GiB",
-                    read_fraction * 100.0
-                ),
-                requests,
-                read_fraction,
-                device: 0,
-                stream: 0,
-                stream_count: 1,
-                seed: 1,
-                arrival: ArrivalSpec::Poisson {
-                    mean_interarrival_ns: PIQ_DEFAULT_MEAN_INTERARRIVAL_US * 1000.0,
-                },
-                size: two_point_size(PIQ_DEFAULT_MEAN_SIZE_KIB * 1024.0),
-                address: neutral_address(),
-            },
-            source,
-        }
+        count_profile(
+            format!("piq_r{reads}_w{writes}"),
+            reads,
+            writes,
+            format!(
+                "PIQ Table I, the row with {reads} read I/Os and {writes} write I/Os (trace name not recoverable from the paper's text)"
+            ),
+        )
     });
-    venice.chain(piq).collect()
+    let vios = VIOS_TABLE_1.iter().map(|&(trace, reads, writes)| {
+        count_profile(
+            format!("vios_{trace}"),
+            reads,
+            writes,
+            format!("VIOS Table 1, row {trace}"),
+        )
+    });
+    venice.chain(piq).chain(vios).collect()
+}
+
+/// A stand-in that matches only a published read and write count (PIQ Table I, VIOS Table 1):
+/// sizes and arrival times are the PIQ defaults, since neither paper publishes them.
+fn count_profile(name: String, reads: u64, writes: u64, source: String) -> Profile {
+    let requests = reads + writes;
+    let read_fraction = reads as f64 / requests as f64;
+    Profile {
+        name: name.clone(),
+        published: Published {
+            read_fraction,
+            mean_size_bytes: None,
+            mean_interarrival_ns: None,
+            requests: Some(requests),
+        },
+        spec: SyntheticSpec {
+            label: format!(
+                "synthetic stand-in for {name} matching only: {reads} reads and {writes} writes (read {:.2} %) ({source}); mean size {PIQ_DEFAULT_MEAN_SIZE_KIB} KiB and mean inter-arrival {PIQ_DEFAULT_MEAN_INTERARRIVAL_US} us are defaults, not published; addresses uniform over 4 GiB",
+                read_fraction * 100.0
+            ),
+            requests,
+            read_fraction,
+            device: 0,
+            stream: 0,
+            stream_count: 1,
+            seed: 1,
+            arrival: ArrivalSpec::Poisson {
+                mean_interarrival_ns: PIQ_DEFAULT_MEAN_INTERARRIVAL_US * 1000.0,
+            },
+            size: two_point_size(PIQ_DEFAULT_MEAN_SIZE_KIB * 1024.0),
+            address: neutral_address(),
+        },
+        source,
+    }
 }
 
 /// The profile named `name` (exact match first, then ignoring ASCII case).
