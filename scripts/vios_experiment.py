@@ -26,7 +26,8 @@ Workloads: every bundled trace (up to 500,000 requests each; all are shorter) an
 synthetic stand-ins of VIOS Table 1 (`flashlane gen --list`, profiles `vios_*`: 500,000
 requests each, matching only the table's read and write counts), the paper's "500000 I/Os of
 each trace". Writes out/vios[-quick]/<platform>/<workload>-<pe>-<config>.json (reused when
-present), out/vios[-quick]/runs.json and prints the markdown tables of docs/results/vios.md.
+present), adds every run to out/vios[-quick]/runs.json and prints the markdown tables of
+docs/results/vios.md.
 
     python3 scripts/vios_experiment.py [--quick] [--platform ssdsim,default] [--stages 12000]
         [--jobs 2] [--flashlane target/release/flashlane]
@@ -142,6 +143,10 @@ def run_one(args: argparse.Namespace, key: tuple[str, str, int, str]) -> dict:
         "mean_host_program_us": v["mean_host_program_us"],
         "host_queue_wait_us": s["time_split_us"]["host_queue"],
     }
+
+
+def run_order(r: dict) -> tuple:
+    return (r["platform"], r["workload"], r["pe_cycles"], list(CONFIGS).index(r["config"]))
 
 
 def ratio(a: float, b: float) -> float | None:
@@ -287,8 +292,19 @@ def main() -> int:
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
         runs = list(pool.map(lambda k: run_one(args, k), keys))
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "runs.json").write_text(json.dumps(runs, indent=1) + "\n")
     index = {(r["platform"], r["workload"], r["pe_cycles"], r["config"]): r for r in runs}
+    # runs.json accumulates every run of every invocation (one record per key).
+    known = args.out / "runs.json"
+    merged = (
+        {}
+        if not known.exists()
+        else {
+            (r["platform"], r["workload"], r["pe_cycles"], r["config"]): r
+            for r in json.loads(known.read_text())
+        }
+    )
+    merged.update(index)
+    known.write_text(json.dumps(sorted(merged.values(), key=run_order), indent=1) + "\n")
 
     # The paper's averages are over traces with writes (ycsb-a's head is read-only).
     def with_writes(ws: list[str]) -> list[str]:
