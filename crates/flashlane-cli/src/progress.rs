@@ -116,3 +116,41 @@ impl ProgressDisplay {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_lines_give_rate_and_eta_once_the_total_is_known() {
+        let mut display = ProgressDisplay::new();
+        display.terminal = false;
+        display.phase_started = Instant::now() - Duration::from_secs(2);
+        let simulating = Progress {
+            phase: Phase::Simulation,
+            records: 2_000_000,
+            total_records: Some(8_000_000),
+        };
+        let line = display.plain_line(simulating);
+        assert!(line.starts_with("simulating: 2000000 of 8000000 requests (25 %), "));
+        // At most 1 M requests/s (2 M in 2 s or a little more), and the ETA is the 6 M
+        // requests left at that rate.
+        let number_before = |suffix: &str| -> f64 {
+            let head = &line[..line.find(suffix).expect(suffix)];
+            head.rsplit(' ').next().unwrap().parse().unwrap()
+        };
+        let rate = number_before(" M requests/s");
+        let without_unit = line.strip_suffix(" s").expect("ends with the ETA");
+        let eta: f64 = without_unit.rsplit(' ').next().unwrap().parse().unwrap();
+        assert!(rate > 0.0 && rate <= 1.0, "{line}");
+        assert!((eta - 6.0 / rate).abs() <= 1.0, "{line}");
+        let reading = Progress {
+            phase: Phase::FootprintPass,
+            records: 2_000_000,
+            total_records: None,
+        };
+        let line = display.plain_line(reading);
+        assert!(line.starts_with("reading the trace for preconditioning: 2000000 records, "));
+        assert!(line.ends_with(" M records/s"), "{line}");
+    }
+}

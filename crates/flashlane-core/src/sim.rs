@@ -493,6 +493,10 @@ impl Simulation {
         let pages = u32::try_from(pages).map_err(|_| {
             Error::Workload(format!("trace record {} is too large", self.next_seq + 1))
         })?;
+        if record.op == Op::Write {
+            // Its map entry was prefetched when it was read; its old block is next.
+            self.ftl.prefetch_overwritten(first_lpn);
+        }
         let chips = self.static_map.chips_of_range(first_lpn, pages as u64);
         let id = match self.free_requests.pop() {
             Some(id) => id,

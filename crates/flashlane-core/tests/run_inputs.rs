@@ -157,3 +157,44 @@ fn spec_for_synthetic(spec: flashlane_core::workload::SyntheticSpec) -> flashlan
     s.traces = vec![TraceInput::synthetic("profile hm_0", spec)];
     s
 }
+
+#[test]
+fn progress_reports_the_footprint_pass_then_the_simulation_with_its_total() {
+    let requests: Vec<(u64, u64, u64, bool)> = (0..300_000u64)
+        .map(|i| (i * 1000, (i % 5000) * 8192, 4096, i % 3 != 0))
+        .collect();
+    let path = mqsim_trace("progress", &requests);
+    let config = preset("mqsim-default", &[("ftl.mapping_cache_bytes", "0")]);
+    let mut reports = Vec::new();
+    let summary =
+        flashlane_core::run_with_progress(&spec(config, path.clone()), &mut |p| reports.push(p))
+            .unwrap();
+    std::fs::remove_file(path).unwrap();
+    use flashlane_core::{Phase, Progress};
+    let first_sim = reports
+        .iter()
+        .position(|p| p.phase == Phase::Simulation)
+        .expect("simulation reports");
+    // The footprint pass reports first, ending with its count, without a total.
+    assert!(first_sim > 1);
+    assert!(reports[..first_sim]
+        .iter()
+        .all(|p| p.phase == Phase::FootprintPass && p.total_records.is_none()));
+    assert_eq!(reports[first_sim - 1].records, 300_000);
+    // The simulation's reports carry that count as their total and end at it.
+    assert!(reports[first_sim..]
+        .iter()
+        .all(|p| p.phase == Phase::Simulation && p.total_records == Some(300_000)));
+    assert!(reports[first_sim..]
+        .windows(2)
+        .all(|w| w[0].records <= w[1].records));
+    assert_eq!(
+        reports.last(),
+        Some(&Progress {
+            phase: Phase::Simulation,
+            records: 300_000,
+            total_records: Some(300_000),
+        })
+    );
+    assert_eq!(summary.trace.records, 300_000);
+}

@@ -259,6 +259,24 @@ impl Ftl {
         }
     }
 
+    /// Start loading the block metadata an overwrite of `lpn` will update (the block holding
+    /// its current data), a few steps before the write is placed (a performance hint).
+    pub fn prefetch_overwritten(&self, lpn: u64) {
+        if lpn >= self.map.logical_pages() {
+            return;
+        }
+        if let Some(old) = self.map.get(lpn) {
+            let (plane, block, _) = self.split_ppn(old);
+            if let Some(block) = self
+                .planes
+                .get(plane as usize)
+                .and_then(|p| p.blocks.get(block as usize))
+            {
+                slot_index::prefetch(block);
+            }
+        }
+    }
+
     /// Translate a read of logical page `lpn`.
     pub fn read(&mut self, lpn: u64) -> Result<PhysicalTarget, Error> {
         self.check_lpn(lpn)?;

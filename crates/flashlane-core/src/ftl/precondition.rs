@@ -37,6 +37,14 @@ impl Footprint {
         true
     }
 
+    /// Start loading the word of `lpn`'s bit (a performance hint).
+    #[inline]
+    pub fn prefetch(&self, lpn: u64) {
+        if let Some(word) = self.words.get((lpn / 64) as usize) {
+            super::slot_index::prefetch(word);
+        }
+    }
+
     pub fn contains(&self, lpn: u64) -> bool {
         self.words
             .get((lpn / 64) as usize)

@@ -11,8 +11,8 @@ use crate::host::HostScheduler;
 use crate::interconnect::Interconnect;
 use crate::sim::{SimOptions, Simulation};
 use crate::stats::{
-    EngineStats, MemoryStats, NamedReport, RunOptions, SourceSummary, Summary, TraceSummary,
-    SCHEMA_VERSION,
+    energy_stats, EngineStats, MemoryStats, NamedReport, RunOptions, SourceSummary, Summary,
+    TraceSummary, SCHEMA_VERSION,
 };
 use crate::trace::TraceFormat;
 use crate::Error;
@@ -115,6 +115,13 @@ fn trace_footprint(
     let mut inputs = spec.open_inputs(logical_pages * page)?;
     let mut footprint = Footprint::new(logical_pages);
     let mut n = 0u64;
+    let mut pending: Option<(u64, u64)> = None;
+    let mark = |footprint: &mut Footprint, first: u64, last: u64| {
+        for lpn in first..=last {
+            // Inputs already refused addresses past the capacity.
+            footprint.insert(lpn);
+        }
+    };
     let report = |records| Progress {
         phase: Phase::FootprintPass,
         records,
@@ -130,10 +137,15 @@ fn trace_footprint(
         }
         let first = record.offset_bytes / page;
         let last = (record.offset_bytes + record.size_bytes - 1) / page;
-        for lpn in first..=last {
-            // Inputs already refused addresses past the capacity.
-            footprint.insert(lpn);
+        // A random page's bit is a cache miss: mark each record's pages while the next record
+        // is parsed, its bit prefetched now.
+        footprint.prefetch(first);
+        if let Some((first, last)) = pending.replace((first, last)) {
+            mark(&mut footprint, first, last);
         }
+    }
+    if let Some((first, last)) = pending {
+        mark(&mut footprint, first, last);
     }
     progress(report(n));
     Ok((footprint, n))
@@ -204,6 +216,14 @@ pub fn run_with_progress(
         })
         .collect();
     let primary = &reports[0];
+    let interconnect_report = sim.interconnect.report();
+    let energy = energy_stats(
+        config,
+        &results.flash,
+        &interconnect_report,
+        results.sim_time_ns,
+        results.requests.completed,
+    );
     Ok(Summary {
         schema_version: SCHEMA_VERSION,
         seed: spec.seed,
@@ -240,8 +260,9 @@ pub fn run_with_progress(
         device: results.device,
         interconnect: NamedReport {
             name: config.interconnect.name().to_string(),
-            report: sim.interconnect.report(),
+            report: interconnect_report,
         },
+        energy,
         precondition: precondition_report,
         sources,
         memory: MemoryStats {

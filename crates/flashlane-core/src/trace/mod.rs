@@ -37,6 +37,9 @@ pub use writer::{convert, ConvertError, ConvertOptions, ConvertReport, WRITABLE_
 /// Direction of a block request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
+// Eight bytes wide, so a `TraceRecord` has no padding: records are copied several times on
+// their way to the simulator, and copies of a padded tail stalled on store forwarding.
+#[repr(u64)]
 pub enum Op {
     Read,
     Write,
