@@ -16,6 +16,9 @@ RUFF_VERSION=0.17.6
 POLARS_VERSION=2.1.0
 MATPLOTLIB_VERSION=3.11.2
 TQDM_VERSION=4.70.1
+# The dask extra (flashlane.sweep on a Dask cluster); tests/python/test_sweep.py starts a
+# LocalCluster with it.
+DASK_VERSION=2026.8.0
 
 cd "$(dirname "$0")/.."
 repo=$(pwd)
@@ -37,7 +40,8 @@ if [[ ! -x $venv/bin/python ]]; then
 fi
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
     "maturin==$MATURIN_VERSION" "pytest==$PYTEST_VERSION" "ruff==$RUFF_VERSION" \
-    "polars==$POLARS_VERSION" "matplotlib==$MATPLOTLIB_VERSION" "tqdm==$TQDM_VERSION"
+    "polars==$POLARS_VERSION" "dask==$DASK_VERSION" "distributed==$DASK_VERSION" \
+    "matplotlib==$MATPLOTLIB_VERSION" "tqdm==$TQDM_VERSION"
 
 # tests/python/test_reproduce.py renders report.html in headless Chromium (Debian's package).
 # Installed here when missing and we are root with apt-get; else that one test is skipped.
