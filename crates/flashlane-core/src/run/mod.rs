@@ -263,6 +263,7 @@ pub fn run_with_progress(
             report: interconnect_report,
         },
         energy,
+        request_paths: results.request_paths,
         precondition: precondition_report,
         sources,
         memory: MemoryStats {
