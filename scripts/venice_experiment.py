@@ -148,12 +148,21 @@ WHY_THE_GAPS = """## Why the gaps (read with the tables above)
   paper's "about 4x" is far from our mean.
 - **Controller count.** The "Venice, 16 FCs" rows (not in the paper) double the controllers
   (two per row, both mesh edges): they measure how much of Venice's gap is the controller cap.
-- **Energy.** Our energy is bottom-up (docs/models/venice.md, "Energy"): flash operations
-  are the same on every design and dominate, and an open-loop replay's window is the trace's
-  duration on every design, so energy differs only by the interconnect's transfer energy (links
-  at 1.08 mW against buses at 10.8 mW) and the routers' static power. The paper multiplies
-  average power by execution time, so its -61 % is mostly its 2.65x shorter execution time;
-  with no shorter execution time in our runs that part cannot appear.
+- **Energy.** Our energy is bottom-up (docs/models/venice.md, "Energy"). Flash operations
+  are the same on every design (checked: equal flash energy on every design of a workload)
+  and an open-loop replay's window is the trace's duration on every design. So energy differs
+  only by (1) transfer energy: a Venice transfer over k links plus the chip's port costs
+  (k + 1) x 1.08 mW against one bus at 10.8 mW; with 6.4 links per path that is 0.76 of the
+  bus's transfer energy (NoSSD 0.66, pSSD 0.50 because its bus runs twice as fast at the same
+  power, ideal 0.10); and (2) the 64 routers' static power, 64 x 0.241 = 15.4 mW over the
+  whole window, which is large against our SSD's power (median 0.06 W on the baseline; the
+  only other static power is the chips' 2.1 mW standby, because the paper gives no controller
+  or DRAM power and we set `controller_static_mw` = 0). Hence Venice and NoSSD cost 1.5-1.6x
+  the baseline's energy here. The paper multiplies average power by execution time, so its
+  -61 % is mostly its 2.65x shorter execution time (its power falls only 4 %); with no shorter
+  execution time in our open-loop runs that part cannot appear, and a realistic controller
+  and DRAM idle power (watts, not modelled for lack of a source) would make the routers'
+  15 mW negligible.
 """
 
 
