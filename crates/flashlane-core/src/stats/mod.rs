@@ -132,6 +132,9 @@ pub struct Summary {
     /// Device queues: per-chip queue lengths, per-chip idle share, SOS's moved and cancelled
     /// writes.
     pub device: DeviceQueueStats,
+    /// DRAM write buffer figures (device/write_buffer.rs); absent without a buffer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub write_buffer: Option<crate::device::WriteBufferStats>,
     pub interconnect: NamedReport<InterconnectReport>,
     pub precondition: PreconditionReport,
     /// Each trace replayed (one entry, or one per trace of a mix) and its own statistics.
