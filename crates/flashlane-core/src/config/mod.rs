@@ -35,6 +35,9 @@ pub struct Config {
     /// Process variation between blocks (VIOS); off by default.
     #[serde(default)]
     pub variation: VariationConfig,
+    /// Power and energy constants (see stats/energy.rs); every key has a default.
+    #[serde(default)]
+    pub energy: crate::stats::EnergyConfig,
     pub host: HostConfig,
     pub device: DeviceConfig,
 }
@@ -257,6 +260,7 @@ impl Config {
     pub fn validate(&self) -> Result<(), String> {
         self.geometry.validate()?;
         self.interconnect.validate(&self.geometry)?;
+        self.energy.validate()?;
         let t = &self.timing;
         if !(t.channel_bytes_per_ns.is_finite() && t.channel_bytes_per_ns > 0.0) {
             return Err("timing.channel_bytes_per_ns must be a positive number".into());

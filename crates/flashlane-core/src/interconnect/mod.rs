@@ -70,6 +70,10 @@ pub struct InterconnectReport {
     pub link_busy_max_ns: u64,
     /// Busy time summed over all links, ns.
     pub link_busy_total_ns: u64,
+    /// Time links spent carrying a transfer's bits, summed over all links, ns: the busy time
+    /// without Venice's set-up (links reserved while the scout travels carry nothing yet).
+    /// The energy model charges link power for this time.
+    pub link_active_ns: u64,
     /// End of the last transfer granted (the span link utilization is measured over), ns.
     pub last_transfer_end_ns: u64,
     /// Largest link utilization: `link_busy_max_ns / last_transfer_end_ns`.
@@ -87,6 +91,7 @@ impl InterconnectReport {
         self.links = link_busy_ns.len() as u64;
         self.link_busy_max_ns = link_busy_ns.iter().copied().max().unwrap_or(0);
         self.link_busy_total_ns = link_busy_ns.iter().sum();
+        self.link_active_ns = self.link_busy_total_ns;
         let span = self.last_transfer_end_ns as f64;
         if span > 0.0 && self.links > 0 {
             self.link_utilization_max_fraction = self.link_busy_max_ns as f64 / span;

@@ -11,8 +11,8 @@ use crate::host::HostScheduler;
 use crate::interconnect::Interconnect;
 use crate::sim::{SimOptions, Simulation};
 use crate::stats::{
-    EngineStats, MemoryStats, NamedReport, RunOptions, SourceSummary, Summary, TraceSummary,
-    SCHEMA_VERSION,
+    energy_stats, EngineStats, MemoryStats, NamedReport, RunOptions, SourceSummary, Summary,
+    TraceSummary, SCHEMA_VERSION,
 };
 use crate::trace::TraceFormat;
 use crate::Error;
@@ -234,6 +234,14 @@ fn run_checked(
         })
         .collect();
     let primary = &reports[0];
+    let interconnect_report = sim.interconnect.report();
+    let energy = energy_stats(
+        config,
+        &results.flash,
+        &interconnect_report,
+        results.sim_time_ns,
+        results.requests.completed,
+    );
     Ok(Summary {
         schema_version: SCHEMA_VERSION,
         seed: spec.seed,
@@ -271,8 +279,9 @@ fn run_checked(
         write_buffer: results.write_buffer,
         interconnect: NamedReport {
             name: config.interconnect.name().to_string(),
-            report: sim.interconnect.report(),
+            report: interconnect_report,
         },
+        energy,
         precondition: precondition_report,
         sources,
         memory: MemoryStats {

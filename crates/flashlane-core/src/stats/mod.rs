@@ -2,8 +2,10 @@
 //! `docs/summary.md`).
 
 mod device_queues;
+mod energy;
 
 pub use device_queues::{DeviceQueueRecorder, DeviceQueueStats};
+pub use energy::{energy_stats, EnergyConfig, EnergyStats};
 
 use hdrhistogram::Histogram;
 use serde::Serialize;
@@ -136,6 +138,8 @@ pub struct Summary {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub write_buffer: Option<crate::device::WriteBufferStats>,
     pub interconnect: NamedReport<InterconnectReport>,
+    /// SSD energy: flash operations, interconnect transfers, static power (stats/energy.rs).
+    pub energy: EnergyStats,
     pub precondition: PreconditionReport,
     /// Each trace replayed (one entry, or one per trace of a mix) and its own statistics.
     pub sources: Vec<SourceSummary>,
