@@ -14,6 +14,9 @@ MATURIN_VERSION=1.16.0
 PYTEST_VERSION=9.2.0
 RUFF_VERSION=0.17.6
 POLARS_VERSION=2.1.0
+# The dask extra (flashlane.sweep on a Dask cluster); tests/python/test_sweep.py starts a
+# LocalCluster with it.
+DASK_VERSION=2026.8.0
 
 cd "$(dirname "$0")/.."
 repo=$(pwd)
@@ -35,7 +38,7 @@ if [[ ! -x $venv/bin/python ]]; then
 fi
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
     "maturin==$MATURIN_VERSION" "pytest==$PYTEST_VERSION" "ruff==$RUFF_VERSION" \
-    "polars==$POLARS_VERSION"
+    "polars==$POLARS_VERSION" "dask==$DASK_VERSION" "distributed==$DASK_VERSION"
 
 # pip's build backend runs `maturin` from PATH; pyo3 builds against the venv's interpreter.
 export PATH="$venv/bin:$PATH"

@@ -136,6 +136,9 @@ pub struct Summary {
     /// Device queues: per-chip queue lengths, per-chip idle share, SOS's moved and cancelled
     /// writes.
     pub device: DeviceQueueStats,
+    /// DRAM write buffer figures (device/write_buffer.rs); absent without a buffer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub write_buffer: Option<crate::device::WriteBufferStats>,
     pub interconnect: NamedReport<InterconnectReport>,
     /// Host requests whose every transfer got its path at once (Venice's Figure 13).
     pub request_paths: RequestPathStats,
