@@ -8,9 +8,11 @@
 use std::path::PathBuf;
 
 use flashlane_core::config::{parse_override, Config, PRESETS};
+use flashlane_core::run::{AddressPolicy, Replay, TraceInput};
 use flashlane_core::trace::{
     self, BlockEvent, GenericCsvSpec, Op, ReaderOptions, TraceFormat, TraceReader,
 };
+use flashlane_core::workload::{self, ArrivalSpec, SyntheticSpec};
 use flashlane_core::{Error, RunSpec};
 use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -53,34 +55,130 @@ fn override_text(key: &str, value: &Bound<'_, PyAny>) -> PyResult<String> {
 }
 
 /// Run one simulation and return its summary as JSON text (the layout of `flashlane run --json`).
+/// The inputs are a trace, a synthetic workload (a profile name as `--profile`, or a spec as
+/// JSON text with the keys of a `--synthetic` TOML file), or both (a mix, as on the command
+/// line); replay and address policy as `--time-scale`, `--closed-loop`, `--afap`,
+/// `--fold-addresses` / `--remap-addresses`.
 #[pyfunction]
-#[pyo3(signature = (preset, config, trace, format, overrides, warmup_requests, max_requests, seed, check_integrity))]
+#[pyo3(signature = (
+    preset, config, trace, format, overrides, warmup_requests, max_requests, seed,
+    check_integrity, profile=None, workload_json=None, time_scale=1.0,
+    closed_loop_requests=None, as_fast_as_possible=false, addresses="strict"
+))]
 #[allow(clippy::too_many_arguments)]
 fn run_json(
     py: Python<'_>,
     preset: Option<String>,
     config: Option<PathBuf>,
-    trace: PathBuf,
+    trace: Option<PathBuf>,
     format: Option<String>,
     overrides: &Bound<'_, PyDict>,
     warmup_requests: u64,
     max_requests: Option<u64>,
     seed: u64,
     check_integrity: bool,
+    profile: Option<String>,
+    workload_json: Option<String>,
+    time_scale: f64,
+    closed_loop_requests: Option<u32>,
+    as_fast_as_possible: bool,
+    addresses: &str,
 ) -> PyResult<String> {
     let config = build_config(preset, config, overrides)?;
     let trace_format = format.map(|name| parse_format(&name)).transpose()?;
-    // The CLI's defaults for everything the Python API does not expose: one trace, open-loop
-    // replay at trace speed, strict addresses.
-    let mut spec = RunSpec::new(config, trace, trace_format);
-    spec.warmup_requests = warmup_requests;
-    spec.max_requests = max_requests;
-    spec.seed = seed;
-    spec.check_integrity = check_integrity;
+    let synthetic = synthetic_workload(profile.as_deref(), workload_json.as_deref())?;
+    let mut traces = Vec::with_capacity(2);
+    if let Some(path) = trace {
+        traces.push(TraceInput::new(path, trace_format));
+    }
+    // A closed-loop spec asks for closed-loop replay at its depth unless the caller chose, as
+    // on the command line.
+    let spec_depth = synthetic.as_ref().and_then(|(_, spec)| match spec.arrival {
+        ArrivalSpec::ClosedLoop {
+            queue_depth_requests,
+        } => Some(queue_depth_requests),
+        _ => None,
+    });
+    if let Some((name, spec)) = synthetic {
+        traces.push(TraceInput::synthetic(name, spec));
+    }
+    if traces.is_empty() {
+        return Err(PyValueError::new_err("give a trace, a workload, or both"));
+    }
+    let replay = match (closed_loop_requests, as_fast_as_possible, spec_depth) {
+        (Some(outstanding), _, _) => Replay::ClosedLoop { outstanding },
+        (None, true, _) => Replay::AsFastAsPossible,
+        (None, false, Some(outstanding)) => Replay::ClosedLoop { outstanding },
+        (None, false, None) => Replay::OpenLoop { time_scale },
+    };
+    let addresses = match addresses {
+        "strict" => AddressPolicy::Strict,
+        "fold" => AddressPolicy::Fold,
+        "remap" => AddressPolicy::Remap,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "addresses `{other}`: expected \"strict\", \"fold\" or \"remap\""
+            )))
+        }
+    };
+    let spec = RunSpec {
+        config,
+        traces,
+        replay,
+        addresses,
+        warmup_requests,
+        max_requests,
+        seed,
+        check_integrity,
+    };
     let summary = py
         .detach(|| flashlane_core::run(&spec))
         .map_err(to_py_err)?;
     serde_json::to_string(&summary).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// The synthetic workload of a profile name or of a spec given as JSON text, with the name it
+/// is reported under (`profile NAME` as on the command line, `workload LABEL` for a spec).
+fn synthetic_workload(
+    profile: Option<&str>,
+    workload_json: Option<&str>,
+) -> PyResult<Option<(String, SyntheticSpec)>> {
+    match (profile, workload_json) {
+        (Some(_), Some(_)) => Err(PyValueError::new_err(
+            "give a workload profile name or a workload spec, not both",
+        )),
+        (Some(name), None) => {
+            let profile = workload::profile(name).ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "workload profile `{name}`: unknown profile; `flashlane gen --list` lists them"
+                ))
+            })?;
+            Ok(Some((format!("profile {}", profile.name), profile.spec)))
+        }
+        (None, Some(text)) => {
+            let spec: SyntheticSpec = serde_json::from_str(text)
+                .map_err(|e| PyValueError::new_err(format!("workload spec: {e}")))?;
+            spec.validate()
+                .map_err(|e| PyValueError::new_err(format!("workload spec: {e}")))?;
+            Ok(Some((format!("workload {}", spec.label), spec)))
+        }
+        (None, None) => Ok(None),
+    }
+}
+
+/// Check a synthetic workload without running it (a profile name or a JSON spec, as
+/// `run_json` takes them); return the spec as JSON text, or raise `ValueError` naming the key.
+#[pyfunction]
+#[pyo3(signature = (profile, workload_json))]
+fn resolve_workload(profile: Option<String>, workload_json: Option<String>) -> PyResult<String> {
+    match synthetic_workload(profile.as_deref(), workload_json.as_deref())? {
+        Some((_, spec)) => {
+            serde_json::to_string(&spec).map_err(|e| PyValueError::new_err(e.to_string()))
+        }
+        None => Err(PyValueError::new_err(
+            "give a workload profile name or a workload spec",
+        )),
+    }
 }
 
 /// Build a configuration without running it (a dry run of the config half of `run_json`):
@@ -250,6 +348,7 @@ fn version() -> &'static str {
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_json, m)?)?;
     m.add_function(wrap_pyfunction!(resolve_config, m)?)?;
+    m.add_function(wrap_pyfunction!(resolve_workload, m)?)?;
     m.add_function(wrap_pyfunction!(presets, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(open_trace, m)?)?;
