@@ -26,6 +26,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any, Literal
 
 from flashlane import _native
+from flashlane._inputs import Workload, workloads_json
 
 __all__ = ["__version__", "presets", "read_trace", "run", "sweep"]
 
@@ -46,7 +47,7 @@ def run(
     max_requests: int | None = None,
     seed: int = 1,
     check_integrity: bool = False,
-    workload: str | Mapping[str, Any] | None = None,
+    workload: Workload | None = None,
     time_scale: float = 1.0,
     closed_loop_requests: int | None = None,
     as_fast_as_possible: bool = False,
@@ -79,9 +80,10 @@ def run(
         Track a version per page and count reads that miss the latest write (slower).
     workload
         A synthetic workload generated on the fly: a profile name (``--profile``, see
-        ``flashlane gen --list``) or a spec as a dict with the keys of a ``--synthetic`` TOML
-        file (``docs/workloads.md``). Given with ``trace``, the two are replayed as a mix, as
-        on the command line; given alone, ``trace`` may be ``None``.
+        ``flashlane gen --list``), a spec as a dict with the keys of a ``--synthetic`` TOML
+        file (``docs/workloads.md``), or a list of them. Given with ``trace`` or as a list,
+        they are replayed as a mix (the trace first), as on the command line; given alone,
+        ``trace`` may be ``None``.
     time_scale
         Open-loop replay: multiply trace times by this factor (``--time-scale``).
     closed_loop_requests
@@ -110,7 +112,6 @@ def run(
     if trace is None and workload is None:
         raise TypeError("run() needs a trace or a workload: run(preset, trace, ...)")
     values = {} if overrides is None else dict(overrides)
-    profile, workload_json = _workload_arguments(workload)
     text = _native.run_json(
         preset,
         None if config is None else os.fspath(config),
@@ -121,8 +122,7 @@ def run(
         max_requests,
         seed,
         check_integrity,
-        profile=profile,
-        workload_json=workload_json,
+        workloads_json=workloads_json(workload),
         time_scale=time_scale,
         closed_loop_requests=closed_loop_requests,
         as_fast_as_possible=as_fast_as_possible,
@@ -130,21 +130,6 @@ def run(
     )
     summary: dict[str, Any] = json.loads(text)
     return summary
-
-
-def _workload_arguments(
-    workload: str | Mapping[str, Any] | None,
-) -> tuple[str | None, str | None]:
-    """(profile name, spec as JSON text) for the native module."""
-    if workload is None:
-        return None, None
-    if isinstance(workload, str):
-        return workload, None
-    if isinstance(workload, Mapping):
-        return None, json.dumps(workload)
-    raise TypeError(
-        f"workload must be a profile name (str) or a spec (dict), not {type(workload).__name__}"
-    )
 
 
 def presets() -> dict[str, str]:

@@ -26,6 +26,7 @@ from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
 from typing import Any
 
 from flashlane import _native
+from flashlane._inputs import workload_labels, workload_list, workloads_json
 
 __all__ = [
     "POINT_KEYS",
@@ -110,8 +111,10 @@ def _normalize(index: int, point: Any) -> dict[str, Any]:
         raise _point_error(
             index, point, "'trace' is required (a block trace path), or 'workload', or both"
         )
-    if workload is not None and not isinstance(workload, (str, Mapping)):
-        raise _point_error(index, point, "'workload' must be a profile name (str) or a spec (dict)")
+    try:
+        workloads = workload_list(workload)
+    except TypeError as error:
+        raise _point_error(index, point, str(error)) from None
     overrides = point.get("overrides") or {}
     if not isinstance(overrides, Mapping):
         raise _point_error(index, point, "'overrides' must be a dict of config key to value")
@@ -154,7 +157,7 @@ def _normalize(index: int, point: Any) -> dict[str, Any]:
         "overrides": dict(overrides),
         "trace": None if trace is None else os.fspath(trace),
         "trace_format": point.get("trace_format"),
-        "workload": workload if workload is None or isinstance(workload, str) else dict(workload),
+        "workload": workloads or None,
         "seed": seed,
         "max_requests": point.get("max_requests"),
         "warmup_requests": point.get("warmup_requests") or 0,
@@ -211,7 +214,7 @@ def validate_points(points: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]
             workload_key = json.dumps(point["workload"], sort_keys=True, default=str)
             if workload_key not in workloads_checked:
                 try:
-                    _native.resolve_workload(*_workload_arguments(point["workload"]))
+                    _native.resolve_workloads(workloads_json(point["workload"]) or "[]")
                 except (ValueError, TypeError) as error:
                     raise _point_error(index, point, str(error)) from None
                 workloads_checked.add(workload_key)
@@ -223,17 +226,6 @@ def validate_points(points: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]
                 raise _point_error(index, point, str(error)) from None
             traces_checked.add(trace_key)
     return normalized
-
-
-def _workload_arguments(
-    workload: str | Mapping[str, Any] | None,
-) -> tuple[str | None, str | None]:
-    """(profile name, spec as JSON text): a workload as the native module takes it."""
-    if workload is None:
-        return None, None
-    if isinstance(workload, str):
-        return workload, None
-    return None, json.dumps(workload)
 
 
 def _run_point(point: dict[str, Any]) -> dict[str, Any]:
@@ -249,7 +241,7 @@ def _run_point(point: dict[str, Any]) -> dict[str, Any]:
         point["max_requests"],
         point["seed"],
         point["check_integrity"],
-        *_workload_arguments(point["workload"]),
+        workloads_json(point["workload"]),
         point["time_scale"],
         point["closed_loop_requests"],
         point["as_fast_as_possible"],
@@ -348,11 +340,7 @@ def _input_label(point: Mapping[str, Any]) -> str:
     parts = []
     if point.get("trace") is not None:
         parts.append(os.fspath(point["trace"]))
-    workload = point.get("workload")
-    if isinstance(workload, str):
-        parts.append(f"profile {workload}")
-    elif isinstance(workload, Mapping):
-        parts.append(f"workload {workload.get('label', 'synthetic workload')}")
+    parts += workload_labels(point.get("workload"))
     return " + ".join(parts)
 
 
@@ -375,10 +363,11 @@ def run_points(
         The block trace, opened as given on the machine that runs the point.
     ``trace_format`` (str or None)
         The trace layout; ``None`` detects it.
-    ``workload`` (str, dict or None)
+    ``workload`` (str, dict, a list of them, or None)
         A synthetic workload generated on the fly: a profile name (``flashlane gen --list``)
-        or a spec dict with the keys of a ``--synthetic`` TOML file (``docs/workloads.md``).
-        A point needs a trace, a workload, or both (replayed as a mix).
+        or a spec dict with the keys of a ``--synthetic`` TOML file (``docs/workloads.md``);
+        a list is a mix. A point needs a trace, a workload, or both (replayed as a mix, the
+        trace first, as ``flashlane run --trace T --profile P``).
     ``seed`` (int, default 1), ``max_requests`` (int or None), ``warmup_requests`` (int or
     None, meaning 0), ``check_integrity`` (bool, default False)
         As in :func:`flashlane.run`.

@@ -196,10 +196,33 @@ def test_workloads_and_replay_options_reach_the_run():
 
 def test_bad_workload_and_replay_options_raise_before_any_run():
     with pytest.raises(ValueError, match=r"workload profile `no_such_profile`"):
-        run_points([{"preset": PRESET, "workload": "no_such_profile"}])
+        run_points([{"preset": PRESET, "workload": ["hm_0", "no_such_profile"]}])
     with pytest.raises(ValueError, match=r"workload spec: .*read_fractoin"):
         run_points([{"preset": PRESET, "workload": {"read_fractoin": 0.5}}])
     with pytest.raises(ValueError, match=r"'addresses' must be one of strict, fold, remap"):
         run_points([{"preset": PRESET, "trace": TPCC, "addresses": "wrap"}])
     with pytest.raises(ValueError, match=r"'time_scale' must be a positive number"):
         run_points([{"preset": PRESET, "trace": TPCC, "time_scale": 0}])
+
+
+def test_a_list_of_workloads_is_a_mix():
+    [result] = run_points(
+        [
+            {
+                "preset": PRESET,
+                "workload": ["hm_0", "usr_0"],
+                "trace": TPCC,
+                "max_requests": 300,
+                # A third of the space each: TPC-C's offsets need folding into its share.
+                "addresses": "fold",
+            }
+        ]
+    )
+    labels = [source["path"] for source in result["sources"]]
+    assert labels == [TPCC, "profile hm_0", "profile usr_0"]
+    frame = flashlane.sweep(
+        PRESET, {"seed": [1]}, [{"workload": ["hm_0", "usr_0"]}], max_requests=300, jobs=1
+    )
+    assert frame["trace"].to_list() == ["profile hm_0 + profile usr_0"]
+    with pytest.raises(ValueError, match=r"each item must be a profile name"):
+        run_points([{"preset": PRESET, "workload": ["hm_0", 3]}])

@@ -55,14 +55,14 @@ fn override_text(key: &str, value: &Bound<'_, PyAny>) -> PyResult<String> {
 }
 
 /// Run one simulation and return its summary as JSON text (the layout of `flashlane run --json`).
-/// The inputs are a trace, a synthetic workload (a profile name as `--profile`, or a spec as
-/// JSON text with the keys of a `--synthetic` TOML file), or both (a mix, as on the command
-/// line); replay and address policy as `--time-scale`, `--closed-loop`, `--afap`,
-/// `--fold-addresses` / `--remap-addresses`.
+/// The inputs are a trace, synthetic workloads, or both (a mix, as on the command line):
+/// `workloads_json` is a JSON array whose items are profile names (strings, as `--profile`)
+/// or specs (objects with the keys of a `--synthetic` TOML file). Replay and address policy
+/// as `--time-scale`, `--closed-loop`, `--afap`, `--fold-addresses` / `--remap-addresses`.
 #[pyfunction]
 #[pyo3(signature = (
     preset, config, trace, format, overrides, warmup_requests, max_requests, seed,
-    check_integrity, profile=None, workload_json=None, time_scale=1.0,
+    check_integrity, workloads_json=None, time_scale=1.0,
     closed_loop_requests=None, as_fast_as_possible=false, addresses="strict"
 ))]
 #[allow(clippy::too_many_arguments)]
@@ -77,8 +77,7 @@ fn run_json(
     max_requests: Option<u64>,
     seed: u64,
     check_integrity: bool,
-    profile: Option<String>,
-    workload_json: Option<String>,
+    workloads_json: Option<String>,
     time_scale: f64,
     closed_loop_requests: Option<u32>,
     as_fast_as_possible: bool,
@@ -86,20 +85,20 @@ fn run_json(
 ) -> PyResult<String> {
     let config = build_config(preset, config, overrides)?;
     let trace_format = format.map(|name| parse_format(&name)).transpose()?;
-    let synthetic = synthetic_workload(profile.as_deref(), workload_json.as_deref())?;
-    let mut traces = Vec::with_capacity(2);
+    let synthetic = synthetic_workloads(workloads_json.as_deref())?;
+    let mut traces = Vec::with_capacity(1 + synthetic.len());
     if let Some(path) = trace {
         traces.push(TraceInput::new(path, trace_format));
     }
     // A closed-loop spec asks for closed-loop replay at its depth unless the caller chose, as
     // on the command line.
-    let spec_depth = synthetic.as_ref().and_then(|(_, spec)| match spec.arrival {
+    let spec_depth = synthetic.iter().find_map(|(_, spec)| match spec.arrival {
         ArrivalSpec::ClosedLoop {
             queue_depth_requests,
         } => Some(queue_depth_requests),
         _ => None,
     });
-    if let Some((name, spec)) = synthetic {
+    for (name, spec) in synthetic {
         traces.push(TraceInput::synthetic(name, spec));
     }
     if traces.is_empty() {
@@ -137,48 +136,50 @@ fn run_json(
     serde_json::to_string(&summary).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
-/// The synthetic workload of a profile name or of a spec given as JSON text, with the name it
+/// The synthetic workloads of a JSON array of profile names and specs, each with the name it
 /// is reported under (`profile NAME` as on the command line, `workload LABEL` for a spec).
-fn synthetic_workload(
-    profile: Option<&str>,
-    workload_json: Option<&str>,
-) -> PyResult<Option<(String, SyntheticSpec)>> {
-    match (profile, workload_json) {
-        (Some(_), Some(_)) => Err(PyValueError::new_err(
-            "give a workload profile name or a workload spec, not both",
-        )),
-        (Some(name), None) => {
-            let profile = workload::profile(name).ok_or_else(|| {
-                PyValueError::new_err(format!(
-                    "workload profile `{name}`: unknown profile; `flashlane gen --list` lists them"
-                ))
-            })?;
-            Ok(Some((format!("profile {}", profile.name), profile.spec)))
-        }
-        (None, Some(text)) => {
-            let spec: SyntheticSpec = serde_json::from_str(text)
-                .map_err(|e| PyValueError::new_err(format!("workload spec: {e}")))?;
-            spec.validate()
-                .map_err(|e| PyValueError::new_err(format!("workload spec: {e}")))?;
-            Ok(Some((format!("workload {}", spec.label), spec)))
-        }
-        (None, None) => Ok(None),
-    }
+fn synthetic_workloads(workloads_json: Option<&str>) -> PyResult<Vec<(String, SyntheticSpec)>> {
+    let Some(text) = workloads_json else {
+        return Ok(Vec::new());
+    };
+    let items: Vec<serde_json::Value> = serde_json::from_str(text)
+        .map_err(|e| PyValueError::new_err(format!("workloads: expected a JSON array: {e}")))?;
+    items
+        .into_iter()
+        .map(|item| match item {
+            serde_json::Value::String(name) => {
+                let profile = workload::profile(&name).ok_or_else(|| {
+                    PyValueError::new_err(format!(
+                        "workload profile `{name}`: unknown profile; `flashlane gen --list` lists them"
+                    ))
+                })?;
+                Ok((format!("profile {}", profile.name), profile.spec))
+            }
+            spec @ serde_json::Value::Object(_) => {
+                let spec: SyntheticSpec = serde_json::from_value(spec)
+                    .map_err(|e| PyValueError::new_err(format!("workload spec: {e}")))?;
+                spec.validate()
+                    .map_err(|e| PyValueError::new_err(format!("workload spec: {e}")))?;
+                Ok((format!("workload {}", spec.label), spec))
+            }
+            other => Err(PyValueError::new_err(format!(
+                "workload {other}: expected a profile name or a spec"
+            ))),
+        })
+        .collect()
 }
 
-/// Check a synthetic workload without running it (a profile name or a JSON spec, as
-/// `run_json` takes them); return the spec as JSON text, or raise `ValueError` naming the key.
+/// Check synthetic workloads without running them (a JSON array of profile names and specs,
+/// as `run_json` takes it); return the specs as a JSON array, or raise `ValueError` naming
+/// the profile or key at fault.
 #[pyfunction]
-#[pyo3(signature = (profile, workload_json))]
-fn resolve_workload(profile: Option<String>, workload_json: Option<String>) -> PyResult<String> {
-    match synthetic_workload(profile.as_deref(), workload_json.as_deref())? {
-        Some((_, spec)) => {
-            serde_json::to_string(&spec).map_err(|e| PyValueError::new_err(e.to_string()))
-        }
-        None => Err(PyValueError::new_err(
-            "give a workload profile name or a workload spec",
-        )),
-    }
+#[pyo3(signature = (workloads_json))]
+fn resolve_workloads(workloads_json: &str) -> PyResult<String> {
+    let specs: Vec<SyntheticSpec> = synthetic_workloads(Some(workloads_json))?
+        .into_iter()
+        .map(|(_, spec)| spec)
+        .collect();
+    serde_json::to_string(&specs).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
 /// Build a configuration without running it (a dry run of the config half of `run_json`):
@@ -348,7 +349,7 @@ fn version() -> &'static str {
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_json, m)?)?;
     m.add_function(wrap_pyfunction!(resolve_config, m)?)?;
-    m.add_function(wrap_pyfunction!(resolve_workload, m)?)?;
+    m.add_function(wrap_pyfunction!(resolve_workloads, m)?)?;
     m.add_function(wrap_pyfunction!(presets, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(open_trace, m)?)?;
