@@ -17,7 +17,8 @@ Every figure in the table, and what it means on each side:
   truncated). MQSim's XML has only the mean over all requests (IO_Flow_Base::
   Report_results_in_XML), so its read and write means and all p99s are n/a.
 - IOPS: flashlane: completed requests / simulated time from first arrival to last completion;
-  MQSim: IOPS of the flow (generated requests / simulated time at the end of the run).
+  MQSim: IOPS of the flow (generated requests / simulated time since 0 at the end of the run,
+  truncated to whole seconds by MQSim's integer division).
 - flash reads / programs / erases: pages read / programmed and blocks erased on flash (user,
   GC and mapping together). flashlane: flash.reads + flash.copybacks (GC read half) +
   flash.mapping_reads, and likewise programs; MQSim: transactions dequeued from its TSU
