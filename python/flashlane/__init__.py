@@ -27,7 +27,7 @@ from typing import Any, Literal
 
 from flashlane import _native
 
-__all__ = ["__version__", "presets", "read_trace", "run"]
+__all__ = ["__version__", "presets", "read_trace", "run", "sweep"]
 
 __version__: str = _native.version()
 """Version of the simulator core this package was built from."""
@@ -198,3 +198,8 @@ def read_trace(
         for name in TRACE_COLUMNS:
             merged[name].extend(columns[name])
     return _frame(merged, backend)
+
+
+# Imported last: sweep.py uses nothing above, and `flashlane.sweep` is both the module
+# (`flashlane.sweep.run_points`) and, being callable, the function `flashlane.sweep(...)`.
+from flashlane import sweep  # noqa: E402

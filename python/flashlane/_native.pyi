@@ -43,3 +43,11 @@ def open_trace(
     chunk_rows: int,
 ) -> TraceChunks:
     """Open a trace with the simulator's reader; ValueError names file, line and text."""
+
+def resolve_config(
+    preset: str | None,
+    config: str | None,
+    overrides: dict[str, str | int | float | bool],
+) -> str:
+    """Build a config without running it; return it as JSON text. ValueError names the preset,
+    file or key at fault."""

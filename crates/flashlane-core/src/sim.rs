@@ -3,8 +3,8 @@
 
 use crate::config::Config;
 use crate::device::{
-    AnyDeviceScheduler, DeviceContext, DeviceScheduler, MultiPlane, Transaction, TxnKind, NO_LPN,
-    NO_REQUEST,
+    AnyDeviceScheduler, DeviceContext, DeviceScheduler, MultiPlane, Transaction, TxnKind,
+    WriteBuffer, WriteBufferCounters, WriteBufferStats, NO_LPN, NO_REQUEST,
 };
 use crate::engine::EventQueue;
 use crate::ftl::cmt::{Access, CmtCounters, MappingCache, MappingOp, MAPPING_READ_BYTES};
@@ -15,7 +15,8 @@ use crate::interconnect::{Acquire, AnyInterconnect, Grant, Interconnect, Transfe
 use crate::run::{Arrival, Replay};
 use crate::stats::{
     ChipStats, CmtStats, ConflictStats, DeviceQueueRecorder, DeviceQueueStats, FlashCounts,
-    GcStats, LatencyByOp, LatencyRecorder, RequestCounts, Throughput, TimeSplit,
+    GcStats, LatencyByOp, LatencyRecorder, RequestCounts, RequestPathRecorder, RequestPathStats,
+    Throughput, TimeSplit,
 };
 use crate::trace::Op;
 use crate::Error;
@@ -61,6 +62,8 @@ enum Event {
     Done { die: u32 },
     /// The host scheduler asked to be woken.
     HostWake,
+    /// `pages` pages of `request` finished moving through the DRAM write buffer.
+    BufferDone { request: u32, pages: u32 },
 }
 
 /// What a die's current transfer is for (what follows when it ends).
@@ -84,6 +87,8 @@ struct Request {
     live: bool,
     /// Index of the trace it came from (mixes).
     source: u16,
+    /// One of its transfers waited for its path (Venice's Figure 13, per request).
+    path_conflict: bool,
 }
 
 /// Run options that are not part of the device config.
@@ -113,8 +118,10 @@ pub struct SimResults {
     pub variation: Option<VariationStats>,
     pub waf: f64,
     pub events: u64,
+    pub request_paths: RequestPathStats,
     pub per_source: Vec<(RequestCounts, LatencyByOp)>,
     pub device: DeviceQueueStats,
+    pub write_buffer: Option<WriteBufferStats>,
 }
 
 /// Sums for the mean waits of host page operations, by direction.
@@ -202,10 +209,22 @@ pub struct Simulation {
     /// Writes the device scheduler cancelled (SOS write hits), to complete.
     cancelled: Vec<Transaction>,
     queue_recorder: DeviceQueueRecorder,
+    request_paths: RequestPathRecorder,
     /// Cached mapping table, when `ftl.mapping_cache_bytes` > 0.
     cmt: Option<CachedTranslation>,
     /// Multi-plane grouping (`device.multiplane`) and the companions of each die's group.
     multiplane: MultiPlane,
+    /// DRAM write buffer, when `device.write_buffer_bytes` > 0.
+    buffer: Option<BufferedWrites>,
+}
+
+/// The write buffer with its scratch list and its counters at the start of the window.
+struct BufferedWrites {
+    buffer: WriteBuffer,
+    admitted: Vec<(u32, u64)>,
+    at_window_start: WriteBufferCounters,
+    /// A flush may be due (checked after the current event).
+    flush_due: bool,
 }
 
 /// The cached mapping table with the buffers the event flow hands it and its counters at the
@@ -256,7 +275,19 @@ impl Simulation {
             released: Vec::with_capacity(64),
             at_window_start: CmtCounters::default(),
         });
+        let buffer = (config.device.write_buffer_bytes > 0).then(|| BufferedWrites {
+            buffer: WriteBuffer::new(
+                (config.device.write_buffer_bytes / u64::from(g.page_bytes)) as u32,
+                config.device.write_buffer_flush_threshold_fraction,
+                config.device.write_buffer_page_ns,
+                ftl.integrity_violations().is_some(),
+            ),
+            admitted: Vec::with_capacity(64),
+            at_window_start: WriteBufferCounters::default(),
+            flush_due: false,
+        });
         Simulation {
+            buffer,
             cmt,
             multiplane: MultiPlane::new(config.device.multiplane, g.dies(), g.planes_per_die),
             static_map: config.static_map(),
@@ -319,6 +350,7 @@ impl Simulation {
             touched_chips: Vec::with_capacity(chips),
             cancelled: Vec::with_capacity(8),
             queue_recorder: DeviceQueueRecorder::new(chips),
+            request_paths: RequestPathRecorder::default(),
             geometry: g,
         }
     }
@@ -333,6 +365,7 @@ impl Simulation {
         self.fetch_next(next_record)?;
         // Paced replay admits without an arrival event.
         self.try_dispatch(0, next_record)?;
+        self.flush_buffer(0)?;
         loop {
             // The next open-loop arrival is not kept in the event queue: it is taken when it is
             // due, before queued events of the same time (one heap operation less per request).
@@ -361,10 +394,14 @@ impl Simulation {
                     }
                     self.try_dispatch(now, next_record)?;
                 }
+                Event::BufferDone { request, pages } => self.on_buffer_done(now, request, pages),
             }
             if self.dispatch_pending {
                 self.dispatch_pending = false;
                 self.try_dispatch(now, next_record)?;
+            }
+            if self.buffer.is_some() {
+                self.flush_buffer(now)?;
             }
             if self.events.processed().is_multiple_of(65_536) {
                 progress(self.records);
@@ -458,6 +495,9 @@ impl Simulation {
         if let Some(cmt) = &mut self.cmt {
             cmt.at_window_start = cmt.cache.counters();
         }
+        if let Some(b) = &mut self.buffer {
+            b.at_window_start = b.buffer.counters();
+        }
     }
 
     /// Turn the look-ahead record into a request in the host queue.
@@ -520,6 +560,7 @@ impl Simulation {
                     measured: false,
                     live: false,
                     source: 0,
+                    path_conflict: false,
                 });
                 (self.requests.len() - 1) as u32
             }
@@ -557,6 +598,7 @@ impl Simulation {
             measured,
             live: true,
             source,
+            path_conflict: false,
         };
         self.live_requests += 1;
         let view = host_view!(self, now);
@@ -623,6 +665,9 @@ impl Simulation {
         for chip in host.chips.iter() {
             self.outstanding_per_chip[chip as usize] += 1;
         }
+        if self.buffer.is_some() {
+            return self.dispatch_buffered(now, id);
+        }
         let page = self.geometry.page_bytes as u64;
         let end = host.offset_bytes + host.size_bytes;
         self.touched_chips.clear();
@@ -659,37 +704,201 @@ impl Simulation {
             };
             self.enqueue_translated(lpn, host.op, txn);
             self.touched_chips.push(target.chip);
-            for g in 0..self.gc_buffer.len() {
-                let (kind, target) = match self.gc_buffer[g] {
-                    GcOp::Copyback { target } => (TxnKind::Copyback, target),
-                    GcOp::Erase { target } => (TxnKind::Erase, target),
-                };
-                self.enqueue_device(
-                    now,
-                    Transaction {
-                        kind,
-                        request: NO_REQUEST,
-                        chip: target.chip,
-                        die: target.die,
-                        plane: target.plane,
-                        page_in_block: target.ppn % self.geometry.pages_per_block,
-                        bytes: 0,
-                        program_ns: self.program_ns_at(target.ppn),
-                        enqueued_ns: now,
-                        lpn: NO_LPN,
-                        ppn: target.ppn,
-                        from_chip: target.chip,
-                    },
-                );
-                self.touched_chips.push(target.chip);
-            }
-            self.gc_buffer.clear();
+            self.enqueue_gc_ops(now);
         }
         for i in 0..self.touched_chips.len() {
             let chip = self.touched_chips[i];
             self.try_issue(now, chip);
         }
         Ok(())
+    }
+
+    /// Queue the garbage-collection operations the last FTL write asked for.
+    #[inline]
+    fn enqueue_gc_ops(&mut self, now: u64) {
+        for g in 0..self.gc_buffer.len() {
+            let (kind, target) = match self.gc_buffer[g] {
+                GcOp::Copyback { target } => (TxnKind::Copyback, target),
+                GcOp::Erase { target } => (TxnKind::Erase, target),
+            };
+            self.enqueue_device(
+                now,
+                Transaction {
+                    kind,
+                    request: NO_REQUEST,
+                    chip: target.chip,
+                    die: target.die,
+                    plane: target.plane,
+                    page_in_block: target.ppn % self.geometry.pages_per_block,
+                    bytes: 0,
+                    program_ns: self.program_ns_at(target.ppn),
+                    enqueued_ns: now,
+                    lpn: NO_LPN,
+                    ppn: target.ppn,
+                    from_chip: target.chip,
+                },
+            );
+            self.touched_chips.push(target.chip);
+        }
+        self.gc_buffer.clear();
+    }
+
+    /// HIL with the DRAM write buffer: writes go into the buffer, reads it holds are served
+    /// from DRAM, the other reads go to flash as without a buffer.
+    #[inline(never)]
+    fn dispatch_buffered(&mut self, now: u64, id: RequestId) -> Result<(), Error> {
+        let host = self.requests[id as usize].host;
+        let page = self.geometry.page_bytes as u64;
+        let end = host.offset_bytes + host.size_bytes;
+        self.touched_chips.clear();
+        let (mut in_dram, mut last_done) = (0, now);
+        for i in 0..host.pages as u64 {
+            let lpn = host.first_lpn + i;
+            let Some(b) = &mut self.buffer else {
+                break;
+            };
+            let done = match host.op {
+                Op::Write => {
+                    b.flush_due = true;
+                    match b.buffer.write(now, id, lpn as u32) {
+                        Some(done) => done,
+                        // Waits for a slot; `on_flush_done` lets it in.
+                        None => continue,
+                    }
+                }
+                Op::Read => match b.buffer.read(now, lpn as u32) {
+                    Some(done) => done,
+                    None => {
+                        let page_start = lpn * page;
+                        let bytes =
+                            (end.min(page_start + page) - host.offset_bytes.max(page_start)) as u32;
+                        let target = self.ftl.read(lpn)?;
+                        let txn = Transaction {
+                            kind: TxnKind::Read,
+                            request: id,
+                            chip: target.chip,
+                            die: target.die,
+                            plane: target.plane,
+                            page_in_block: target.ppn % self.geometry.pages_per_block,
+                            bytes,
+                            program_ns: 0,
+                            enqueued_ns: now,
+                            lpn: lpn as u32,
+                            ppn: target.ppn,
+                            from_chip: target.chip,
+                        };
+                        self.enqueue_translated(lpn, Op::Read, txn);
+                        self.touched_chips.push(target.chip);
+                        continue;
+                    }
+                },
+            };
+            in_dram += 1;
+            last_done = done;
+        }
+        if in_dram > 0 {
+            self.events.schedule(
+                last_done,
+                Event::BufferDone {
+                    request: id,
+                    pages: in_dram,
+                },
+            );
+        }
+        for i in 0..self.touched_chips.len() {
+            let chip = self.touched_chips[i];
+            self.try_issue(now, chip);
+        }
+        Ok(())
+    }
+
+    /// Pages of a request finished in the DRAM write buffer.
+    fn on_buffer_done(&mut self, now: u64, id: RequestId, pages: u32) {
+        let request = &mut self.requests[id as usize];
+        request.remaining_pages -= pages;
+        if request.remaining_pages == 0 {
+            self.complete(now, id);
+            self.dispatch_pending = true;
+        }
+    }
+
+    /// Send every flush the write buffer's trigger asks for to the FTL and the device queues.
+    #[inline(never)]
+    fn flush_buffer(&mut self, now: u64) -> Result<(), Error> {
+        match &mut self.buffer {
+            Some(b) if b.flush_due => b.flush_due = false,
+            _ => return Ok(()),
+        }
+        self.touched_chips.clear();
+        while let Some(lpn) = self.buffer.as_mut().and_then(|b| b.buffer.next_flush()) {
+            self.gc_buffer.clear();
+            let target = self.ftl.write_with_claims(
+                u64::from(lpn),
+                self.device.queued_per_chip(),
+                &self.claims_per_chip,
+                &mut self.gc_buffer,
+            )?;
+            // A program with a logical page and no host request is a buffer flush.
+            let txn = Transaction {
+                kind: TxnKind::Program,
+                request: NO_REQUEST,
+                chip: target.chip,
+                die: target.die,
+                plane: target.plane,
+                page_in_block: target.ppn % self.geometry.pages_per_block,
+                bytes: self.geometry.page_bytes,
+                program_ns: self.program_ns_at(target.ppn),
+                enqueued_ns: now,
+                lpn,
+                ppn: target.ppn,
+                from_chip: target.chip,
+            };
+            self.enqueue_translated(u64::from(lpn), Op::Write, txn);
+            self.touched_chips.push(target.chip);
+            self.enqueue_gc_ops(now);
+        }
+        for i in 0..self.touched_chips.len() {
+            let chip = self.touched_chips[i];
+            self.try_issue(now, chip);
+        }
+        Ok(())
+    }
+
+    /// A buffer flush ended (or was cancelled by a newer program of its page): its slot may
+    /// take waiting writes.
+    fn on_flush_done(&mut self, now: u64, lpn: u32) {
+        let Some(b) = &mut self.buffer else { return };
+        b.buffer.flush_done(lpn);
+        b.flush_due = true;
+        let mut admitted = std::mem::take(&mut b.admitted);
+        b.buffer.admit_waiting(now, &mut admitted);
+        for (request, done) in admitted.drain(..) {
+            self.events
+                .schedule(done, Event::BufferDone { request, pages: 1 });
+        }
+        if let Some(b) = &mut self.buffer {
+            b.admitted = admitted;
+        }
+    }
+
+    /// Reads that found stale data, in the FTL's or the write buffer's shadow (None without
+    /// `--check-integrity`).
+    pub fn integrity_violations(&self) -> Option<u64> {
+        let buffer = self
+            .buffer
+            .as_ref()
+            .and_then(|b| b.buffer.integrity_violations())
+            .unwrap_or(0);
+        self.ftl.integrity_violations().map(|v| v + buffer)
+    }
+
+    /// Test hook: the write buffer forgets rewrites of pages being flushed (the integrity
+    /// check must then flag reads).
+    #[doc(hidden)]
+    pub fn lose_buffer_rewrites_for_test(&mut self) {
+        if let Some(b) = &mut self.buffer {
+            b.buffer.lose_rewrites_for_test();
+        }
     }
 
     /// Array program time at physical page `ppn`: its block's latency under `[variation]`,
@@ -843,6 +1052,11 @@ impl Simulation {
         while let Some(txn) = self.cancelled.pop() {
             self.queue_changed(now, txn.chip);
             self.queue_recorder.write_hit(now);
+            if txn.request == NO_REQUEST {
+                // A buffer flush superseded by a newer flush of its page.
+                self.on_flush_done(now, txn.lpn);
+                continue;
+            }
             let request = &mut self.requests[txn.request as usize];
             request.remaining_pages -= 1;
             if request.remaining_pages == 0 {
@@ -913,7 +1127,8 @@ impl Simulation {
         let die = grant.die;
         let txn = self.die_txn[die as usize];
         if let Some(id) = txn.host_request() {
-            let request = &self.requests[id as usize];
+            let request = &mut self.requests[id as usize];
+            request.path_conflict |= !grant.conflict_free;
             if request.measured {
                 let wait = grant.start_ns - self.die_asked_ns[die as usize];
                 self.waits[op_index(request.host.op)].path_wait_ns += wait;
@@ -1010,6 +1225,8 @@ impl Simulation {
             }
         } else if matches!(txn.kind, TxnKind::MappingRead | TxnKind::MappingProgram) {
             self.on_mapping_done(now, txn);
+        } else if txn.kind == TxnKind::Program && txn.lpn != NO_LPN {
+            self.on_flush_done(now, txn.lpn);
         }
         if self.multiplane.enabled() {
             self.finish_companions(now, die);
@@ -1029,6 +1246,8 @@ impl Simulation {
                     self.complete(now, id);
                     self.dispatch_pending = true;
                 }
+            } else if companion.kind == TxnKind::Program && companion.lpn != NO_LPN {
+                self.on_flush_done(now, companion.lpn);
             }
         }
         self.multiplane.finish(die);
@@ -1041,6 +1260,7 @@ impl Simulation {
         self.live_requests -= 1;
         let host = request.host;
         if request.measured {
+            self.request_paths.complete(request.path_conflict);
             let latency = now - host.arrival_ns;
             self.latency[op_index(host.op)].record(latency);
             let mixed = self.per_source.len() > 1;
@@ -1218,7 +1438,12 @@ impl Simulation {
                 (host_writes + moved) as f64 / host_writes as f64
             },
             events: self.events.processed(),
+            request_paths: self.request_paths.stats(),
             device,
+            write_buffer: self
+                .buffer
+                .as_ref()
+                .map(|b| b.buffer.stats(&b.at_window_start)),
             per_source: self
                 .per_source
                 .iter()

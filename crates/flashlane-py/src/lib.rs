@@ -68,25 +68,7 @@ fn run_json(
     seed: u64,
     check_integrity: bool,
 ) -> PyResult<String> {
-    let mut pairs = Vec::with_capacity(overrides.len());
-    for (key, value) in overrides.iter() {
-        let key: String = key
-            .extract()
-            .map_err(|_| PyTypeError::new_err("override keys must be str"))?;
-        let text = override_text(&key, &value)?;
-        pairs.push(parse_override(&format!("{key}={text}")).map_err(to_py_err)?);
-    }
-    let config = match (preset, config) {
-        (Some(_), Some(_)) => {
-            return Err(PyValueError::new_err(
-                "give a preset or a config file, not both",
-            ))
-        }
-        (Some(name), None) => Config::from_preset(&name, &pairs),
-        (None, Some(path)) => Config::from_file(&path, &pairs),
-        (None, None) => return Err(PyValueError::new_err("give a preset or a config file")),
-    }
-    .map_err(to_py_err)?;
+    let config = build_config(preset, config, overrides)?;
     let trace_format = format.map(|name| parse_format(&name)).transpose()?;
     // The CLI's defaults for everything the Python API does not expose: one trace, open-loop
     // replay at trace speed, strict addresses.
@@ -99,6 +81,44 @@ fn run_json(
         .detach(|| flashlane_core::run(&spec))
         .map_err(to_py_err)?;
     serde_json::to_string(&summary).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// Build a configuration without running it (a dry run of the config half of `run_json`):
+/// return the resolved config as JSON text, or raise `ValueError` naming the preset, file or
+/// key at fault. `flashlane.sweep` checks every grid point with it before any run starts.
+#[pyfunction]
+#[pyo3(signature = (preset, config, overrides))]
+fn resolve_config(
+    preset: Option<String>,
+    config: Option<PathBuf>,
+    overrides: &Bound<'_, PyDict>,
+) -> PyResult<String> {
+    let config = build_config(preset, config, overrides)?;
+    serde_json::to_string(&config).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// The config a preset or file gives with Python `overrides` applied, as `--set` would.
+fn build_config(
+    preset: Option<String>,
+    config: Option<PathBuf>,
+    overrides: &Bound<'_, PyDict>,
+) -> PyResult<Config> {
+    let mut pairs = Vec::with_capacity(overrides.len());
+    for (key, value) in overrides.iter() {
+        let key: String = key
+            .extract()
+            .map_err(|_| PyTypeError::new_err("override keys must be str"))?;
+        let text = override_text(&key, &value)?;
+        pairs.push(parse_override(&format!("{key}={text}")).map_err(to_py_err)?);
+    }
+    match (preset, config) {
+        (Some(_), Some(_)) => Err(PyValueError::new_err(
+            "give a preset or a config file, not both",
+        )),
+        (Some(name), None) => Config::from_preset(&name, &pairs).map_err(to_py_err),
+        (None, Some(path)) => Config::from_file(&path, &pairs).map_err(to_py_err),
+        (None, None) => Err(PyValueError::new_err("give a preset or a config file")),
+    }
 }
 
 /// A trace opened for reading in chunks: each `next()` gives up to `chunk_rows` records as
@@ -229,6 +249,7 @@ fn version() -> &'static str {
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_json, m)?)?;
+    m.add_function(wrap_pyfunction!(resolve_config, m)?)?;
     m.add_function(wrap_pyfunction!(presets, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(open_trace, m)?)?;

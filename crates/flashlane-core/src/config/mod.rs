@@ -35,6 +35,9 @@ pub struct Config {
     /// Process variation between blocks (VIOS); off by default.
     #[serde(default)]
     pub variation: VariationConfig,
+    /// Power and energy constants (see stats/energy.rs); every key has a default.
+    #[serde(default)]
+    pub energy: crate::stats::EnergyConfig,
     pub host: HostConfig,
     pub device: DeviceConfig,
 }
@@ -172,6 +175,24 @@ pub struct DeviceConfig {
     /// multi-plane commands (device/multiplane.rs). Off by default.
     #[serde(default)]
     pub multiplane: bool,
+    /// DRAM write buffer in front of the FTL, bytes; 0 = none (device/write_buffer.rs).
+    #[serde(default)]
+    pub write_buffer_bytes: u64,
+    /// DRAM time to move one page into the write buffer or out of it to the host, ns
+    /// (4 KiB in 1000 ns is about 4 GB/s).
+    #[serde(default = "default_write_buffer_page_ns")]
+    pub write_buffer_page_ns: u64,
+    /// Flushing starts while more than this fraction of the buffer's slots hold dirty pages.
+    #[serde(default = "default_write_buffer_flush_threshold_fraction")]
+    pub write_buffer_flush_threshold_fraction: f64,
+}
+
+fn default_write_buffer_page_ns() -> u64 {
+    1000
+}
+
+fn default_write_buffer_flush_threshold_fraction() -> f64 {
+    0.5
 }
 
 impl Config {
@@ -239,6 +260,7 @@ impl Config {
     pub fn validate(&self) -> Result<(), String> {
         self.geometry.validate()?;
         self.interconnect.validate(&self.geometry)?;
+        self.energy.validate()?;
         let t = &self.timing;
         if !(t.channel_bytes_per_ns.is_finite() && t.channel_bytes_per_ns > 0.0) {
             return Err("timing.channel_bytes_per_ns must be a positive number".into());
@@ -292,6 +314,19 @@ impl Config {
         }
         if self.device.queue_depth_requests == 0 {
             return Err("device.queue_depth_requests must be at least 1".into());
+        }
+        let d = &self.device;
+        if d.write_buffer_bytes != 0 && d.write_buffer_bytes < u64::from(self.geometry.page_bytes) {
+            return Err(format!(
+                "device.write_buffer_bytes {} is smaller than one page ({} bytes); use 0 for no buffer",
+                d.write_buffer_bytes, self.geometry.page_bytes
+            ));
+        }
+        if d.write_buffer_bytes / u64::from(self.geometry.page_bytes) > u64::from(u32::MAX) {
+            return Err("device.write_buffer_bytes must hold fewer than 2^32 pages".into());
+        }
+        if !(0.0..=1.0).contains(&d.write_buffer_flush_threshold_fraction) {
+            return Err("device.write_buffer_flush_threshold_fraction must be in [0, 1]".into());
         }
         Ok(())
     }

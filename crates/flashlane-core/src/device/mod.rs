@@ -7,6 +7,7 @@ mod multiplane;
 mod out_of_order;
 mod sos;
 mod ssdsim;
+mod write_buffer;
 
 use serde::{Deserialize, Serialize};
 
@@ -17,6 +18,7 @@ pub use multiplane::MultiPlane;
 pub use out_of_order::OutOfOrder;
 pub use sos::Sos;
 pub use ssdsim::Ssdsim;
+pub use write_buffer::{WriteBuffer, WriteBufferCounters, WriteBufferStats};
 
 /// Marks a transaction that belongs to no host request (garbage collection).
 pub const NO_REQUEST: u32 = u32::MAX;

@@ -33,6 +33,9 @@ pub struct Grant {
     pub die: u32,
     pub start_ns: u64,
     pub end_ns: u64,
+    /// The path was granted the moment it was asked for, with no wait and no retried
+    /// reservation (the same test the interconnect's `path_conflicts` counter uses).
+    pub conflict_free: bool,
 }
 
 /// A wake-up an interconnect asks for: call [`Interconnect::wake`] with `key` at `at_ns`.
@@ -70,6 +73,10 @@ pub struct InterconnectReport {
     pub link_busy_max_ns: u64,
     /// Busy time summed over all links, ns.
     pub link_busy_total_ns: u64,
+    /// Time links spent carrying a transfer's bits, summed over all links, ns: the busy time
+    /// without Venice's set-up (links reserved while the scout travels carry nothing yet).
+    /// The energy model charges link power for this time.
+    pub link_active_ns: u64,
     /// End of the last transfer granted (the span link utilization is measured over), ns.
     pub last_transfer_end_ns: u64,
     /// Largest link utilization: `link_busy_max_ns / last_transfer_end_ns`.
@@ -87,6 +94,7 @@ impl InterconnectReport {
         self.links = link_busy_ns.len() as u64;
         self.link_busy_max_ns = link_busy_ns.iter().copied().max().unwrap_or(0);
         self.link_busy_total_ns = link_busy_ns.iter().sum();
+        self.link_active_ns = self.link_busy_total_ns;
         let span = self.last_transfer_end_ns as f64;
         if span > 0.0 && self.links > 0 {
             self.link_utilization_max_fraction = self.link_busy_max_ns as f64 / span;
@@ -351,6 +359,7 @@ impl Links {
             die: waiting.die,
             start_ns: now_ns,
             end_ns,
+            conflict_free: now_ns <= waiting.since_ns,
         }
     }
 
@@ -430,7 +439,8 @@ mod tests {
             Acquire::Granted(Grant {
                 die: 0,
                 start_ns: 0,
-                end_ns: 100
+                end_ns: 100,
+                conflict_free: true
             })
         );
         // The first waiter asks for a wake-up at the end of the transfer; later ones do not.
@@ -451,7 +461,8 @@ mod tests {
             vec![Grant {
                 die: 2,
                 start_ns: 100,
-                end_ns: 110
+                end_ns: 110,
+                conflict_free: false
             }]
         );
         granted.clear();
@@ -461,7 +472,8 @@ mod tests {
             vec![Grant {
                 die: 1,
                 start_ns: 110,
-                end_ns: 160
+                end_ns: 160,
+                conflict_free: false
             }]
         );
         // Free again once its last transfer ends.

@@ -376,6 +376,8 @@ impl Venice {
             reserve(link, self);
         }
         reserve(port, self);
+        // Bits move on every link of the path and the chip's port from start to end only.
+        self.report.link_active_ns += (hops as u64 + 1) * (end_ns - start_ns);
         self.frames.clear();
         self.releases.push(Reverse(end_ns));
         self.report.transfers += 1;
@@ -389,6 +391,7 @@ impl Venice {
             die: w.die,
             start_ns,
             end_ns,
+            conflict_free: now_ns <= w.since_ns,
         })
     }
 
@@ -475,7 +478,11 @@ impl Interconnect for Venice {
     }
 
     fn report(&self) -> InterconnectReport {
-        self.report.finish(&self.busy_ns)
+        let active_ns = self.report.link_active_ns;
+        InterconnectReport {
+            link_active_ns: active_ns,
+            ..self.report.finish(&self.busy_ns)
+        }
     }
 }
 

@@ -11,8 +11,8 @@ use crate::host::HostScheduler;
 use crate::interconnect::Interconnect;
 use crate::sim::{SimOptions, Simulation};
 use crate::stats::{
-    EngineStats, MemoryStats, NamedReport, RunOptions, SourceSummary, Summary, TraceSummary,
-    SCHEMA_VERSION,
+    energy_stats, EngineStats, MemoryStats, NamedReport, RunOptions, SourceSummary, Summary,
+    TraceSummary, SCHEMA_VERSION,
 };
 use crate::trace::TraceFormat;
 use crate::Error;
@@ -156,6 +156,21 @@ pub fn run_with_progress(
     spec: &RunSpec,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Summary, Error> {
+    run_checked(spec, progress, false)
+}
+
+/// Test hook: run with a write buffer that forgets rewrites of pages being flushed, so
+/// `--check-integrity` must count violations (shows the check can fail).
+#[doc(hidden)]
+pub fn run_losing_buffer_rewrites_for_test(spec: &RunSpec) -> Result<Summary, Error> {
+    run_checked(spec, &mut |_: Progress| {}, true)
+}
+
+fn run_checked(
+    spec: &RunSpec,
+    progress: &mut dyn FnMut(Progress),
+    lose_buffer_rewrites: bool,
+) -> Result<Summary, Error> {
     spec.validate()?;
     let config = &spec.config;
     let static_map = config.static_map();
@@ -195,6 +210,9 @@ pub fn run_with_progress(
             sources: spec.traces.len(),
         },
     );
+    if lose_buffer_rewrites {
+        sim.lose_buffer_rewrites_for_test();
+    }
     let started = Instant::now();
     sim.run(&mut || inputs.next_arrival(), &mut |records| {
         progress(Progress {
@@ -216,6 +234,14 @@ pub fn run_with_progress(
         })
         .collect();
     let primary = &reports[0];
+    let interconnect_report = sim.interconnect.report();
+    let energy = energy_stats(
+        config,
+        &results.flash,
+        &interconnect_report,
+        results.sim_time_ns,
+        results.requests.completed,
+    );
     Ok(Summary {
         schema_version: SCHEMA_VERSION,
         seed: spec.seed,
@@ -250,16 +276,19 @@ pub fn run_with_progress(
         },
         device_scheduler: config.device.scheduler.name().to_string(),
         device: results.device,
+        write_buffer: results.write_buffer,
         interconnect: NamedReport {
             name: config.interconnect.name().to_string(),
-            report: sim.interconnect.report(),
+            report: interconnect_report,
         },
+        energy,
+        request_paths: results.request_paths,
         precondition: precondition_report,
         sources,
         memory: MemoryStats {
             mapping_bytes: sim.ftl.allocated_bytes(),
         },
-        integrity_violations: sim.ftl.integrity_violations(),
+        integrity_violations: sim.integrity_violations(),
         engine: EngineStats {
             events: results.events,
             wall_s,

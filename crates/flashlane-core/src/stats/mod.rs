@@ -2,8 +2,12 @@
 //! `docs/summary.md`).
 
 mod device_queues;
+mod energy;
+mod request_paths;
 
 pub use device_queues::{DeviceQueueRecorder, DeviceQueueStats};
+pub use energy::{energy_stats, EnergyConfig, EnergyStats};
+pub use request_paths::{RequestPathRecorder, RequestPathStats};
 
 use hdrhistogram::Histogram;
 use serde::Serialize;
@@ -132,7 +136,14 @@ pub struct Summary {
     /// Device queues: per-chip queue lengths, per-chip idle share, SOS's moved and cancelled
     /// writes.
     pub device: DeviceQueueStats,
+    /// DRAM write buffer figures (device/write_buffer.rs); absent without a buffer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub write_buffer: Option<crate::device::WriteBufferStats>,
     pub interconnect: NamedReport<InterconnectReport>,
+    /// Host requests whose every transfer got its path at once (Venice's Figure 13).
+    pub request_paths: RequestPathStats,
+    /// SSD energy: flash operations, interconnect transfers, static power (stats/energy.rs).
+    pub energy: EnergyStats,
     pub precondition: PreconditionReport,
     /// Each trace replayed (one entry, or one per trace of a mix) and its own statistics.
     pub sources: Vec<SourceSummary>,

@@ -1,0 +1,490 @@
+"""Many simulations at once: on a local process pool, or on a Dask cluster.
+
+Two entry points share one engine:
+
+* :func:`run_points` runs a list of fully described runs ("points") and returns one summary
+  per point, in the order given. ``flashlane reproduce`` builds on it.
+* :func:`sweep` (also reachable as ``flashlane.sweep``) runs the cartesian product of a grid of
+  config values over a list of traces and returns a ``polars.DataFrame``, one row per run.
+
+Both run on a local process pool by default, or on a Dask cluster when given a
+``distributed.Client`` (``pip install flashlane[dask]``); the caller's code is the same, and
+so are the results: a run depends only on its inputs and seed, never on where it runs.
+Every point is checked (config keys and values, trace files) before the first run starts.
+Usage, columns and the Dask setup are described in ``docs/sweeps.md``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import multiprocessing
+import os
+import sys
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
+from typing import Any
+
+from flashlane import _native
+
+__all__ = [
+    "POINT_KEYS",
+    "RUN_OPTION_KEYS",
+    "WALL_CLOCK_COLUMNS",
+    "flatten_summary",
+    "run_points",
+    "sweep",
+    "validate_points",
+]
+
+#: Keys a point may carry (see :func:`run_points`). ``preset`` or ``config`` is required,
+#: and ``trace``.
+POINT_KEYS = (
+    "preset",
+    "config",
+    "overrides",
+    "trace",
+    "trace_format",
+    "seed",
+    "max_requests",
+    "warmup_requests",
+    "check_integrity",
+    "tags",
+)
+
+#: Grid keys of :func:`sweep` that are run options rather than config keys.
+RUN_OPTION_KEYS = ("seed", "max_requests", "warmup_requests", "check_integrity", "trace_format")
+
+#: Summary columns measured on the wall clock: the only ones two runs of the same point may
+#: disagree on. :func:`sweep` leaves them out unless asked (``wall_clock=True``).
+WALL_CLOCK_COLUMNS = ("engine.wall_s", "engine.requests_per_s", "precondition.wall_s")
+
+Progress = Callable[[int, int], None]
+
+
+# ---------------------------------------------------------------------------------------------
+# Points: checking them, running one.
+
+
+def _point_error(index: int, point: Mapping[str, Any], message: str) -> ValueError:
+    tags = point.get("tags") if isinstance(point, Mapping) else None
+    label = f" (tags {tags})" if tags else ""
+    return ValueError(f"point {index}{label}: {message}")
+
+
+def _normalize(index: int, point: Any) -> dict[str, Any]:
+    """The point with every key present and of the right type, or ValueError/TypeError."""
+    if not isinstance(point, Mapping):
+        raise TypeError(f"point {index}: expected a dict, got {type(point).__name__}")
+    unknown = sorted(set(point) - set(POINT_KEYS))
+    if unknown:
+        raise _point_error(
+            index,
+            point,
+            f"unknown key(s) {', '.join(unknown)}; a point has {', '.join(POINT_KEYS)}",
+        )
+    preset, config = point.get("preset"), point.get("config")
+    if (preset is None) == (config is None):
+        raise _point_error(index, point, "give exactly one of 'preset' and 'config'")
+    trace = point.get("trace")
+    if trace is None:
+        raise _point_error(index, point, "'trace' is required (a block trace path)")
+    overrides = point.get("overrides") or {}
+    if not isinstance(overrides, Mapping):
+        raise _point_error(index, point, "'overrides' must be a dict of config key to value")
+    seed = point.get("seed", 1)
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise _point_error(index, point, f"'seed' must be a non-negative int, not {seed!r}")
+    for key in ("max_requests", "warmup_requests"):
+        value = point.get(key)
+        if value is not None and (
+            isinstance(value, bool) or not isinstance(value, int) or value < 0
+        ):
+            raise _point_error(index, point, f"'{key}' must be a non-negative int or None")
+    tags = point.get("tags") or {}
+    if not isinstance(tags, Mapping):
+        raise _point_error(index, point, "'tags' must be a dict")
+    return {
+        "preset": preset,
+        "config": None if config is None else os.fspath(config),
+        "overrides": dict(overrides),
+        "trace": os.fspath(trace),
+        "trace_format": point.get("trace_format"),
+        "seed": seed,
+        "max_requests": point.get("max_requests"),
+        "warmup_requests": point.get("warmup_requests") or 0,
+        "check_integrity": bool(point.get("check_integrity", False)),
+        "tags": dict(tags),
+    }
+
+
+def _check_trace(path: str, trace_format: str | None) -> None:
+    """Open the trace and read its first record, so a missing, unreadable or malformed file
+    fails here, naming the file (and line), before any run starts."""
+    if not os.path.exists(path):
+        raise ValueError(f"trace {path}: no such file or directory")
+    reader = _native.open_trace(path, trace_format, 0, False, None, 1)
+    next(reader, None)
+
+
+def _known_sections(preset: str | None, config: str | None) -> list[str]:
+    try:
+        resolved = json.loads(_native.resolve_config(preset, config, {}))
+    except ValueError:
+        return []
+    return [key for key, value in resolved.items() if isinstance(value, dict)]
+
+
+def validate_points(points: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Check every point without running it; return them normalized (every key present).
+
+    Raises ``ValueError`` naming the point, and the config key (with the config's sections)
+    or the trace file (and line) at fault; ``TypeError`` for a value of the wrong type.
+    """
+    normalized = [_normalize(i, point) for i, point in enumerate(points)]
+    configs_checked: set[str] = set()
+    traces_checked: set[tuple[str, str | None]] = set()
+    for index, point in enumerate(normalized):
+        config_key = json.dumps(
+            [point["preset"], point["config"], sorted(point["overrides"].items(), key=str)],
+            default=str,
+        )
+        if config_key not in configs_checked:
+            try:
+                _native.resolve_config(point["preset"], point["config"], point["overrides"])
+            except ValueError as error:
+                sections = _known_sections(point["preset"], point["config"])
+                known = f"; the config's sections are {', '.join(sections)}" if sections else ""
+                raise _point_error(index, point, f"{error}{known}") from None
+            configs_checked.add(config_key)
+        trace_key = (point["trace"], point["trace_format"])
+        if trace_key not in traces_checked:
+            try:
+                _check_trace(*trace_key)
+            except (ValueError, OSError) as error:
+                raise _point_error(index, point, str(error)) from None
+            traces_checked.add(trace_key)
+    return normalized
+
+
+def _run_point(point: dict[str, Any]) -> dict[str, Any]:
+    """Run one normalized point; the summary of ``flashlane.run`` plus ``tags``. Runs in the
+    worker (a pool process or a Dask worker), which only needs flashlane importable."""
+    text = _native.run_json(
+        point["preset"],
+        point["config"],
+        point["trace"],
+        point["trace_format"],
+        point["overrides"],
+        point["warmup_requests"],
+        point["max_requests"],
+        point["seed"],
+        point["check_integrity"],
+    )
+    summary: dict[str, Any] = json.loads(text)
+    summary["tags"] = point["tags"]
+    return summary
+
+
+# ---------------------------------------------------------------------------------------------
+# Executors.
+
+
+def _run_serial(points: list[dict[str, Any]], progress: Progress | None) -> list[dict[str, Any]]:
+    results = []
+    for index, point in enumerate(points):
+        try:
+            results.append(_run_point(point))
+        except Exception as error:
+            error.add_note(f"in sweep point {index}: {_describe(point)}")
+            raise
+        if progress is not None:
+            progress(index + 1, len(points))
+    return results
+
+
+def _run_pool(
+    points: list[dict[str, Any]], jobs: int, progress: Progress | None
+) -> list[dict[str, Any]]:
+    results: list[dict[str, Any] | None] = [None] * len(points)
+    # spawn, not fork: the caller may hold threads (polars, a Dask client) that fork would
+    # copy mid-lock. Workers import flashlane afresh.
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        futures = {pool.submit(_run_point, point): i for i, point in enumerate(points)}
+        pending = set(futures)
+        done_count = 0
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_EXCEPTION)
+            for future in done:
+                index = futures[future]
+                error = future.exception()
+                if error is not None:
+                    for other in pending:
+                        other.cancel()
+                    error.add_note(f"in sweep point {index}: {_describe(points[index])}")
+                    raise error
+                results[index] = future.result()
+                done_count += 1
+            if progress is not None:
+                progress(done_count, len(points))
+    return [r for r in results if r is not None]
+
+
+def _run_dask(
+    points: list[dict[str, Any]], client: Any, progress: Progress | None
+) -> list[dict[str, Any]]:
+    try:
+        from distributed import as_completed
+    except ImportError as error:  # a client was given, so distributed should be there
+        raise ImportError(
+            "running on a Dask client needs the dask extra: pip install flashlane[dask]"
+        ) from error
+    # pure=False: each point is its own task even when two points are equal.
+    futures = client.map(_run_point, points, pure=False)
+    index_of = {future.key: i for i, future in enumerate(futures)}
+    results: list[dict[str, Any] | None] = [None] * len(points)
+    try:
+        for done_count, future in enumerate(as_completed(futures), start=1):
+            index = index_of[future.key]
+            try:
+                results[index] = future.result()
+            except Exception as error:
+                error.add_note(f"in sweep point {index}: {_describe(points[index])}")
+                raise
+            if progress is not None:
+                progress(done_count, len(points))
+    except BaseException:
+        client.cancel(futures)
+        raise
+    return [r for r in results if r is not None]
+
+
+def _describe(point: Mapping[str, Any]) -> str:
+    base = point["preset"] if point["preset"] is not None else point["config"]
+    return f"{base} overrides={point['overrides']} trace={point['trace']} seed={point['seed']}" + (
+        f" tags={point['tags']}" if point["tags"] else ""
+    )
+
+
+def run_points(
+    points: Sequence[Mapping[str, Any]],
+    *,
+    client: Any = None,
+    jobs: int | None = None,
+    progress: Progress | None = None,
+) -> list[dict[str, Any]]:
+    """Run every point; return one result per point, in the order of ``points``.
+
+    A point is a dict with the arguments of :func:`flashlane.run`:
+
+    ``preset`` (str) or ``config`` (a config file path)
+        The SSD; exactly one of them.
+    ``overrides`` (dict, optional)
+        Config key to value, e.g. ``{"ftl.overprovisioning_fraction": 0.2}``.
+    ``trace`` (str or path)
+        The block trace, opened as given on the machine that runs the point.
+    ``trace_format`` (str or None)
+        The trace layout; ``None`` detects it.
+    ``seed`` (int, default 1), ``max_requests`` (int or None), ``warmup_requests`` (int or
+    None, meaning 0), ``check_integrity`` (bool, default False)
+        As in :func:`flashlane.run`.
+    ``tags`` (dict, optional)
+        Anything JSON-like the caller wants back with the result (figure, series, ...).
+
+    Each result is the summary dict :func:`flashlane.run` returns for the point (keys defined
+    in ``docs/summary.md``) with one more key, ``tags``: the point's tags.
+
+    client
+        ``None``: run on a local process pool. A ``distributed.Client``: submit every point to
+        that Dask cluster (its workers need flashlane installed and the traces readable at the
+        same paths; see ``docs/sweeps.md``).
+    jobs
+        Pool size (local pool only); ``None`` means ``os.cpu_count()``. ``jobs=1`` runs the
+        points one after another in this process, without a pool.
+    progress
+        ``None`` or a callable ``progress(done, total)`` called as runs finish.
+
+    Every point is checked before the first run starts (:func:`validate_points`): an unknown
+    key, a bad override or an unreadable trace raises ``ValueError`` naming the point and the
+    key or file. A run that fails later raises its own error with a note naming the point, and
+    the runs not yet started are cancelled. Results do not depend on ``client`` or ``jobs``.
+    """
+    normalized = validate_points(points)
+    if not normalized:
+        return []
+    if client is not None:
+        return _run_dask(normalized, client, progress)
+    if jobs is None:
+        jobs = os.cpu_count() or 1
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"jobs must be a positive int or None, not {jobs!r}")
+    jobs = min(jobs, len(normalized))
+    if jobs == 1:
+        return _run_serial(normalized, progress)
+    return _run_pool(normalized, jobs, progress)
+
+
+# ---------------------------------------------------------------------------------------------
+# Grids and frames.
+
+
+def flatten_summary(summary: Mapping[str, Any]) -> dict[str, Any]:
+    """One flat dict of a summary: nested keys joined with dots (``flash.reads``), in the
+    summary's own order. The ``config`` section (the sweep's grid columns say what varied),
+    ``tags`` and ``seed`` (a column of its own) are left out. A list (per-chip figures, the
+    per-source reports) becomes its compact JSON text so the frame stays flat and CSV-ready."""
+    flat: dict[str, Any] = {}
+
+    def walk(prefix: str, value: Any) -> None:
+        if isinstance(value, Mapping):
+            for key, item in value.items():
+                walk(f"{prefix}.{key}" if prefix else str(key), item)
+        elif isinstance(value, list):
+            flat[prefix] = json.dumps(value, separators=(",", ":"))
+        else:
+            flat[prefix] = value
+
+    for key, value in summary.items():
+        if key in ("config", "tags", "seed"):
+            continue
+        walk(key, value)
+    return flat
+
+
+def _base_point(base: str | Mapping[str, Any]) -> dict[str, Any]:
+    if isinstance(base, str):
+        return {"preset": base, "config": None, "overrides": {}}
+    if not isinstance(base, Mapping):
+        raise TypeError(
+            "base must be a preset name or a dict like {'preset': ..., 'overrides': ...}"
+        )
+    allowed = {"preset", "config", "overrides"}
+    unknown = sorted(set(base) - allowed)
+    if unknown:
+        raise ValueError(
+            f"base: unknown key(s) {', '.join(unknown)}; base takes {', '.join(sorted(allowed))}"
+        )
+    return {
+        "preset": base.get("preset"),
+        "config": base.get("config"),
+        "overrides": dict(base.get("overrides") or {}),
+    }
+
+
+def sweep(
+    base: str | Mapping[str, Any],
+    grid: Mapping[str, Sequence[Any]],
+    traces: Sequence[str | os.PathLike[str]],
+    *,
+    client: Any = None,
+    seed: int = 1,
+    jobs: int | None = None,
+    progress: Progress | None = None,
+    wall_clock: bool = False,
+    trace_format: str | None = None,
+    max_requests: int | None = None,
+    warmup_requests: int | None = None,
+    check_integrity: bool = False,
+) -> Any:
+    """Run the cartesian product of ``grid`` over ``traces``; one ``polars.DataFrame`` row per run.
+
+    base
+        A preset name, or a dict ``{"preset": NAME}`` / ``{"config": PATH}`` with optional
+        ``"overrides"`` that every run starts from.
+    grid
+        Key to list of values. A config key (``"ftl.overprovisioning_fraction"``) is an
+        override; one of :data:`RUN_OPTION_KEYS` (``seed``, ``max_requests``,
+        ``warmup_requests``, ``check_integrity``, ``trace_format``) sets that run option
+        instead (``"seed": [1, 2, 3]`` repeats each run with three seeds).
+    traces
+        Block trace paths; each grid combination runs on each trace.
+    client, jobs, progress
+        As in :func:`run_points`: a local process pool by default, a Dask cluster given a
+        ``distributed.Client``.
+    seed, trace_format, max_requests, warmup_requests, check_integrity
+        Run options for every run (a grid key of the same name wins).
+    wall_clock
+        Keep the wall-clock columns (:data:`WALL_CLOCK_COLUMNS`). Off by default so that the
+        same grid and seed give an identical frame wherever it runs.
+
+    Rows come in a fixed order: traces outermost, then the grid keys in the order given, the
+    last varying fastest. Columns: the grid keys (their values), ``trace`` (as given), ``seed``,
+    then every summary figure flattened by :func:`flatten_summary` (``requests.completed``,
+    ``latency_us.read.p99``, ``flash.reads``, ...), in the summary's order; ``docs/summary.md``
+    defines each. Unknown grid keys and unreadable traces raise ``ValueError`` before any run.
+    """
+    import polars as pl
+
+    start = _base_point(base)
+    if not isinstance(grid, Mapping):
+        raise TypeError("grid must be a dict of key to list of values")
+    for key, values in grid.items():
+        if isinstance(values, (str, bytes)) or not isinstance(values, Sequence) or not values:
+            raise ValueError(f"grid key {key!r}: expected a non-empty list of values")
+    if isinstance(traces, (str, bytes, os.PathLike)):
+        traces = [traces]
+    if not traces:
+        raise ValueError("traces: give at least one trace path")
+    for key in ("trace", "tags"):
+        if key in grid:
+            raise ValueError(f"grid key {key!r} is reserved; give traces in the traces argument")
+
+    keys = list(grid)
+    points: list[dict[str, Any]] = []
+    for trace in traces:
+        for values in itertools.product(*(grid[key] for key in keys)):
+            point: dict[str, Any] = {
+                "preset": start["preset"],
+                "config": start["config"],
+                "overrides": dict(start["overrides"]),
+                "trace": os.fspath(trace),
+                "trace_format": trace_format,
+                "seed": seed,
+                "max_requests": max_requests,
+                "warmup_requests": warmup_requests,
+                "check_integrity": check_integrity,
+            }
+            for key, value in zip(keys, values, strict=True):
+                if key in RUN_OPTION_KEYS:
+                    point[key] = value
+                else:
+                    point["overrides"][key] = value
+            point["tags"] = {"grid": dict(zip(keys, values, strict=True))}
+            points.append(point)
+
+    results = run_points(points, client=client, jobs=jobs, progress=progress)
+
+    rows: list[dict[str, Any]] = []
+    for point, summary in zip(points, results, strict=True):
+        row: dict[str, Any] = {}
+        for key in keys:
+            row[key] = point["tags"]["grid"][key]
+        row["trace"] = point["trace"]
+        row["seed"] = point["seed"]
+        for name, value in flatten_summary(summary).items():
+            if not wall_clock and name in WALL_CLOCK_COLUMNS:
+                continue
+            row.setdefault(name, value)
+        rows.append(row)
+    # Columns in first-seen order over the rows, so a figure only some runs report (another
+    # scheduler's counters) still has one stable place; missing values are null.
+    columns: dict[str, list[Any]] = {}
+    for row in rows:
+        for name in row:
+            columns.setdefault(name, [])
+    for row in rows:
+        for name, values in columns.items():
+            values.append(row.get(name))
+    return pl.DataFrame(columns, strict=False, infer_schema_length=None)
+
+
+class _CallableModule(type(os)):  # type: ignore[misc]
+    """``flashlane.sweep`` is both this module (``flashlane.sweep.run_points``) and the
+    function :func:`sweep` (``flashlane.sweep(base, grid, traces)``)."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return sweep(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule
