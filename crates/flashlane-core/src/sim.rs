@@ -15,7 +15,8 @@ use crate::interconnect::{Acquire, AnyInterconnect, Grant, Interconnect, Transfe
 use crate::run::{Arrival, Replay};
 use crate::stats::{
     ChipStats, CmtStats, ConflictStats, DeviceQueueRecorder, DeviceQueueStats, FlashCounts,
-    GcStats, LatencyByOp, LatencyRecorder, RequestCounts, Throughput, TimeSplit,
+    GcStats, LatencyByOp, LatencyRecorder, RequestCounts, RequestPathRecorder, RequestPathStats,
+    Throughput, TimeSplit,
 };
 use crate::trace::Op;
 use crate::Error;
@@ -86,6 +87,8 @@ struct Request {
     live: bool,
     /// Index of the trace it came from (mixes).
     source: u16,
+    /// One of its transfers waited for its path (Venice's Figure 13, per request).
+    path_conflict: bool,
 }
 
 /// Run options that are not part of the device config.
@@ -115,6 +118,7 @@ pub struct SimResults {
     pub variation: Option<VariationStats>,
     pub waf: f64,
     pub events: u64,
+    pub request_paths: RequestPathStats,
     pub per_source: Vec<(RequestCounts, LatencyByOp)>,
     pub device: DeviceQueueStats,
     pub write_buffer: Option<WriteBufferStats>,
@@ -205,6 +209,7 @@ pub struct Simulation {
     /// Writes the device scheduler cancelled (SOS write hits), to complete.
     cancelled: Vec<Transaction>,
     queue_recorder: DeviceQueueRecorder,
+    request_paths: RequestPathRecorder,
     /// Cached mapping table, when `ftl.mapping_cache_bytes` > 0.
     cmt: Option<CachedTranslation>,
     /// Multi-plane grouping (`device.multiplane`) and the companions of each die's group.
@@ -345,6 +350,7 @@ impl Simulation {
             touched_chips: Vec::with_capacity(chips),
             cancelled: Vec::with_capacity(8),
             queue_recorder: DeviceQueueRecorder::new(chips),
+            request_paths: RequestPathRecorder::default(),
             geometry: g,
         }
     }
@@ -554,6 +560,7 @@ impl Simulation {
                     measured: false,
                     live: false,
                     source: 0,
+                    path_conflict: false,
                 });
                 (self.requests.len() - 1) as u32
             }
@@ -591,6 +598,7 @@ impl Simulation {
             measured,
             live: true,
             source,
+            path_conflict: false,
         };
         self.live_requests += 1;
         let view = host_view!(self, now);
@@ -1119,7 +1127,8 @@ impl Simulation {
         let die = grant.die;
         let txn = self.die_txn[die as usize];
         if let Some(id) = txn.host_request() {
-            let request = &self.requests[id as usize];
+            let request = &mut self.requests[id as usize];
+            request.path_conflict |= !grant.conflict_free;
             if request.measured {
                 let wait = grant.start_ns - self.die_asked_ns[die as usize];
                 self.waits[op_index(request.host.op)].path_wait_ns += wait;
@@ -1251,6 +1260,7 @@ impl Simulation {
         self.live_requests -= 1;
         let host = request.host;
         if request.measured {
+            self.request_paths.complete(request.path_conflict);
             let latency = now - host.arrival_ns;
             self.latency[op_index(host.op)].record(latency);
             let mixed = self.per_source.len() > 1;
@@ -1428,6 +1438,7 @@ impl Simulation {
                 (host_writes + moved) as f64 / host_writes as f64
             },
             events: self.events.processed(),
+            request_paths: self.request_paths.stats(),
             device,
             write_buffer: self
                 .buffer

@@ -70,6 +70,17 @@ fn two_reads_to_one_channel_overlap_on_venice_and_ideal_and_serialize_on_the_bus
         venice_transfer(3.0, COMMAND_BYTES) + T_R + venice_transfer(3.0, PAGE as f64);
     assert!(ns(venice.latency_us.read.max) <= worst_single);
     assert_eq!(venice.interconnect.report.path_conflicts, 0);
+    // Per request (Figure 13): on the bus the second read's command waits 6 ns for the first
+    // one's; on Venice and ideal neither request waits.
+    assert_eq!(
+        (
+            bus.request_paths.measured_requests,
+            bus.request_paths.conflict_free
+        ),
+        (2, 1)
+    );
+    assert_eq!(ideal.request_paths.conflict_free, 2);
+    assert_eq!(venice.request_paths.conflict_free_fraction, 1.0);
 }
 
 #[test]

@@ -33,6 +33,9 @@ pub struct Grant {
     pub die: u32,
     pub start_ns: u64,
     pub end_ns: u64,
+    /// The path was granted the moment it was asked for, with no wait and no retried
+    /// reservation (the same test the interconnect's `path_conflicts` counter uses).
+    pub conflict_free: bool,
 }
 
 /// A wake-up an interconnect asks for: call [`Interconnect::wake`] with `key` at `at_ns`.
@@ -356,6 +359,7 @@ impl Links {
             die: waiting.die,
             start_ns: now_ns,
             end_ns,
+            conflict_free: now_ns <= waiting.since_ns,
         }
     }
 
@@ -435,7 +439,8 @@ mod tests {
             Acquire::Granted(Grant {
                 die: 0,
                 start_ns: 0,
-                end_ns: 100
+                end_ns: 100,
+                conflict_free: true
             })
         );
         // The first waiter asks for a wake-up at the end of the transfer; later ones do not.
@@ -456,7 +461,8 @@ mod tests {
             vec![Grant {
                 die: 2,
                 start_ns: 100,
-                end_ns: 110
+                end_ns: 110,
+                conflict_free: false
             }]
         );
         granted.clear();
@@ -466,7 +472,8 @@ mod tests {
             vec![Grant {
                 die: 1,
                 start_ns: 110,
-                end_ns: 160
+                end_ns: 160,
+                conflict_free: false
             }]
         );
         // Free again once its last transfer ends.

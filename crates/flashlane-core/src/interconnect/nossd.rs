@@ -161,6 +161,7 @@ impl Interconnect for NoSsd {
             die,
             start_ns: first_start,
             end_ns: last_end,
+            conflict_free: last_end <= unloaded_end,
         })
     }
 

@@ -391,6 +391,7 @@ impl Venice {
             die: w.die,
             start_ns,
             end_ns,
+            conflict_free: now_ns <= w.since_ns,
         })
     }
 

@@ -282,6 +282,7 @@ fn run_checked(
             report: interconnect_report,
         },
         energy,
+        request_paths: results.request_paths,
         precondition: precondition_report,
         sources,
         memory: MemoryStats {

@@ -3,9 +3,11 @@
 
 mod device_queues;
 mod energy;
+mod request_paths;
 
 pub use device_queues::{DeviceQueueRecorder, DeviceQueueStats};
 pub use energy::{energy_stats, EnergyConfig, EnergyStats};
+pub use request_paths::{RequestPathRecorder, RequestPathStats};
 
 use hdrhistogram::Histogram;
 use serde::Serialize;
@@ -138,6 +140,8 @@ pub struct Summary {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub write_buffer: Option<crate::device::WriteBufferStats>,
     pub interconnect: NamedReport<InterconnectReport>,
+    /// Host requests whose every transfer got its path at once (Venice's Figure 13).
+    pub request_paths: RequestPathStats,
     /// SSD energy: flash operations, interconnect transfers, static power (stats/energy.rs).
     pub energy: EnergyStats,
     pub precondition: PreconditionReport,
