@@ -14,6 +14,8 @@ MATURIN_VERSION=1.16.0
 PYTEST_VERSION=9.2.0
 RUFF_VERSION=0.17.6
 POLARS_VERSION=2.1.0
+MATPLOTLIB_VERSION=3.11.2
+TQDM_VERSION=4.70.1
 # The dask extra (flashlane.sweep on a Dask cluster); tests/python/test_sweep.py starts a
 # LocalCluster with it.
 DASK_VERSION=2026.8.0
@@ -38,7 +40,16 @@ if [[ ! -x $venv/bin/python ]]; then
 fi
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
     "maturin==$MATURIN_VERSION" "pytest==$PYTEST_VERSION" "ruff==$RUFF_VERSION" \
-    "polars==$POLARS_VERSION" "dask==$DASK_VERSION" "distributed==$DASK_VERSION"
+    "polars==$POLARS_VERSION" "dask==$DASK_VERSION" "distributed==$DASK_VERSION" \
+    "matplotlib==$MATPLOTLIB_VERSION" "tqdm==$TQDM_VERSION"
+
+# tests/python/test_reproduce.py renders report.html in headless Chromium (Debian's package).
+# Installed here when missing and we are root with apt-get; else that one test is skipped.
+if ! command -v chromium >/dev/null && command -v apt-get >/dev/null && ((EUID == 0)); then
+    echo "==> installing chromium (apt-get)"
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } \
+        >/dev/null || echo "test.sh: could not install chromium; the report test will be skipped"
+fi
 
 # pip's build backend runs `maturin` from PATH; pyo3 builds against the venv's interpreter.
 export PATH="$venv/bin:$PATH"

@@ -5,6 +5,7 @@ mod compare;
 mod gen;
 mod output;
 mod progress;
+mod reproduce;
 mod trace_cmd;
 
 use std::path::PathBuf;
@@ -44,6 +45,9 @@ enum Command {
     Gen(gen::GenArgs),
     /// Trace tools: workload statistics and layout conversion.
     Trace(trace_cmd::TraceArgs),
+    /// Redraw a paper's figures beside its claims: runs, runs.csv, PNG/SVG and report.html
+    /// (forwards to `python3 -m flashlane.reproduce`; PAPER: piq, pass, vios, sos, venice, all).
+    Reproduce(reproduce::ReproduceArgs),
 }
 
 #[derive(Args)]
@@ -60,6 +64,16 @@ struct RunArgs {
 fn main() -> ExitCode {
     restore_default_sigpipe();
     let cli = Cli::parse();
+    if let Command::Reproduce(args) = cli.command {
+        // Python's exit status is ours (2 for its errors, which it has already printed).
+        return match reproduce::run(args) {
+            Ok(code) => ExitCode::from(code),
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::from(2)
+            }
+        };
+    }
     match execute(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -107,6 +121,8 @@ fn execute(cli: Cli) -> Result<(), Error> {
         Command::Sweep(args) => compare::sweep(args),
         Command::Gen(args) => gen::run(args),
         Command::Trace(args) => trace_cmd::run(args),
+        // main runs it first to pass Python's exit status on; this arm only completes the match.
+        Command::Reproduce(args) => reproduce::run(args).map(|_| ()),
     }
 }
 

@@ -1,0 +1,323 @@
+"""PIQ (Parallel Issue Queuing): Figures 8(a), 8(b), 11 and 12 on the paper's platform.
+
+The experiment set (also used by ``scripts/piq_experiment.py``): every run is on the
+``ssdsim-mlc-8x8`` preset (the paper's 8 x 8 MLC SSD), preconditioned full, with SSDsim's
+device-side order (``device.scheduler.kind=ssdsim``). Two readings of where the paper's I/O
+queue of 64 sits (docs/models/piq.md): ``host_queue`` (a host queue of 64 in front of SSDsim's
+request queue of 64; the main platform) and ``shared_queue`` (the I/O queue *is* SSDsim's
+request queue). Workloads: shipped traces (addresses remapped) and the labelled synthetic
+stand-ins of the paper's Table I.
+"""
+
+from __future__ import annotations
+
+from flashlane.reproduce._core import Claim, Figure, Point, Run, get, mean, percent_change, ratio
+
+PAPER = "piq"
+TITLE = "PIQ: Parallel Issue Queuing for conflict-free reads and writes"
+PRESET = "ssdsim-mlc-8x8"
+
+BASE = ["precondition.fill_fraction=1.0", "device.scheduler.kind=ssdsim"]
+PLATFORMS = {
+    "host_queue": [
+        "host.queue_length_requests=64",
+        "device.queue_depth_requests=64",
+    ],
+    "shared_queue": [
+        "host.queue_length_requests=64",
+        "host.queue_includes_outstanding=true",
+        # Never the bound: the shared queue (at most 512 in the sweep) is.
+        "device.queue_depth_requests=512",
+    ],
+}
+SCHEMES = {
+    "noop": ["host.scheduler.kind=noop"],
+    "rws": ["host.scheduler.kind=rws"],
+    "piq_r": ["host.scheduler.kind=piq_r"],
+    "piq_w": ["host.scheduler.kind=piq_w"],
+    "piq": ["host.scheduler.kind=piq"],
+    "piq_r_cycles": ["host.scheduler.kind=piq_r", "host.scheduler.batch_cycles=true"],
+    "piq_w_cycles": ["host.scheduler.kind=piq_w", "host.scheduler.batch_cycles=true"],
+    "piq_cycles": ["host.scheduler.kind=piq", "host.scheduler.batch_cycles=true"],
+}
+PLATFORM_SCHEMES = {
+    "host_queue": list(SCHEMES),
+    # RWS never holds a request, so on the shared queue it issues exactly as NOOP does.
+    "shared_queue": ["noop", "rws", "piq", "piq_cycles"],
+}
+TRACES = [
+    ("tpcc-small.mqsim", "mqsim"),
+    ("websearch-small.mqsim", "mqsim"),
+    ("financial1-head.ssdsim", "ssdsim"),
+    ("financial1-head.spc", "spc"),
+    ("msnfs-30s.disksim.gz", "disksim"),
+    ("msnfs-30s.msr.csv.gz", "msr"),
+    ("ycsb-a-rocksdb.blkparse.gz", "blkparse"),
+]
+QUICK_TRACES = [("tpcc-small.mqsim", "mqsim"), ("msnfs-30s.msr.csv.gz", "msr")]
+STAND_INS = [
+    "piq_r129066_w370933",
+    "piq_r484454_w15445",
+    "piq_r75305_w424694",
+    "piq_r346001_w153995",
+    "piq_r419058_w80930",
+    "piq_r15385_w484614",
+    "piq_r97924_w402069",
+    "piq_r99000_w400992",
+]
+QUICK_STAND_INS = ["piq_r484454_w15445", "piq_r15385_w484614"]
+QUEUE_LENGTHS = [1, 4, 16, 64, 256, 512]
+QUICK_QUEUE_LENGTHS = [1, 16, 64, 512]
+SWEEP_SCHEMES = ["noop", "piq", "piq_cycles"]
+SWEEP_WORKLOADS = ["tpcc-small.mqsim", "msnfs-30s.msr.csv.gz", "piq_r346001_w153995"]
+QUICK_SWEEP_WORKLOADS = ["piq_r484454_w15445"]
+
+# `flashlane reproduce piq --quick` runs the main platform and one stand-in only (the script's
+# --quick keeps both platforms and whole traces).
+FIGURE8_SCHEMES = ["rws", "piq_r", "piq_w", "piq"]
+
+
+def stand_in_requests(quick: bool) -> tuple[int, int]:
+    """(total, warm-up) requests of a stand-in: the paper replays 500,000 after 500,000 of
+    warm-up; we keep the proportion at a size that runs in seconds."""
+    return (6000, 1000) if quick else (120_000, 20_000)
+
+
+def workload_args(workload: str, quick: bool, traces: str = "{traces}") -> list[str]:
+    """`flashlane run` arguments that replay one workload (trace file or stand-in)."""
+    for name, layout in TRACES:
+        if name == workload:
+            return ["--trace", f"{traces}/{name}", "--format", layout, "--remap-addresses"]
+    total, warmup = stand_in_requests(quick)
+    return ["--profile", workload, "--max-requests", str(total), "--warmup-requests", str(warmup)]
+
+
+def run_args(
+    platform: str, workload: str, scheme: str, queue: int, quick: bool, traces: str = "{traces}"
+) -> list[str]:
+    """Every `flashlane run` argument of one PIQ point (without --json)."""
+    args = ["--preset", PRESET, *workload_args(workload, quick, traces)]
+    for setting in [*BASE, *PLATFORMS[platform], *SCHEMES[scheme]]:
+        args += ["--set", setting]
+    args += ["--set", f"host.queue_length_requests={queue}"]
+    return args
+
+
+def points(quick: bool) -> list[Point]:
+    if quick:
+        platforms = ["host_queue"]
+        # Each run fills the drive first (seconds): one stand-in keeps --quick short.
+        workloads = QUICK_STAND_INS[:1]
+        schemes = ["noop", *FIGURE8_SCHEMES]
+        sweep_workloads, queues = QUICK_SWEEP_WORKLOADS, [1, 64]
+    else:
+        platforms = list(PLATFORMS)
+        workloads = [t for t, _ in TRACES] + STAND_INS
+        schemes = list(SCHEMES)
+        sweep_workloads, queues = SWEEP_WORKLOADS, QUEUE_LENGTHS
+    result = []
+
+    def point(figure: str, platform: str, workload: str, scheme: str, queue: int) -> Point:
+        args = run_args(platform, workload, scheme, queue, quick)
+        return Point(
+            PAPER,
+            figure,
+            workload,
+            f"{platform}/{scheme}",
+            tuple(args),
+            (("queue_length_requests", queue),),
+        )
+
+    for platform in platforms:
+        for workload in workloads:
+            for scheme in schemes:
+                if scheme in PLATFORM_SCHEMES[platform]:
+                    result.append(point("fig8", platform, workload, scheme, 64))
+        for workload in sweep_workloads:
+            for scheme in SWEEP_SCHEMES if not quick else ["noop", "piq"]:
+                for queue in queues:
+                    result.append(point("fig11", platform, workload, scheme, queue))
+    return result
+
+
+def figures(runs: list[Run], quick: bool) -> list[Figure]:
+    fig8 = [r for r in runs if r.point.figure == "fig8"]
+    index = {(r.point.configuration, r.point.workload): r for r in fig8}
+    workloads = list(dict.fromkeys(r.point.workload for r in fig8))
+    platform = "host_queue"
+    schemes = [s for s in FIGURE8_SCHEMES if (f"{platform}/{s}", workloads[0]) in index]
+
+    def value(scheme: str, workload: str, path: str) -> float | None:
+        run = index.get((f"{platform}/{scheme}", workload))
+        return None if run is None else get(run.summary, path)
+
+    def normalized(path: str, base: str = "noop") -> dict[str, list[float | None]]:
+        return {
+            s: [ratio(value(s, w, path), value(base, w, path)) for w in workloads] for s in schemes
+        }
+
+    def mean_change(scheme: str, path: str, base: str) -> float | None:
+        return mean(
+            [percent_change(value(scheme, w, path), value(base, w, path)) for w in workloads]
+        )
+
+    caption = (
+        f"Preset {PRESET}, platform {platform} (host queue 64 in front of SSDsim's request "
+        f"queue 64), SSDsim device order, drive filled; workloads: {', '.join(workloads)}."
+    )
+    read, write = "latency_us.read.mean", "latency_us.write.mean"
+    util = "chips.utilization"
+    fig8_points = [r.point for r in fig8 if r.point.configuration.startswith(platform)]
+    figs = [
+        Figure(
+            PAPER,
+            "fig8a",
+            "Fig. 8(a): mean read latency normalized to NOOP",
+            caption,
+            "bars",
+            "workload",
+            "read latency / NOOP's (ratio)",
+            workloads,
+            normalized(read),
+            claims=[
+                Claim(
+                    "PIQ read latency vs NOOP, mean over workloads (abstract)",
+                    -15.6,
+                    -15.6,
+                    mean_change("piq", read, "noop"),
+                ),
+                Claim(
+                    "PIQ_R read latency vs NOOP (Sec. V-B)",
+                    -19.6,
+                    -19.6,
+                    mean_change("piq_r", read, "noop"),
+                ),
+                Claim(
+                    "PIQ read latency vs RWS (Sec. V-B)",
+                    -19.7,
+                    -19.7,
+                    mean_change("piq", read, "rws"),
+                ),
+            ],
+            points=fig8_points,
+        ),
+        Figure(
+            PAPER,
+            "fig8b",
+            "Fig. 8(b): mean write latency normalized to NOOP",
+            caption,
+            "bars",
+            "workload",
+            "write latency / NOOP's (ratio)",
+            workloads,
+            normalized(write),
+            claims=[
+                Claim(
+                    "PIQ write latency vs NOOP, mean over workloads (abstract)",
+                    -28.6,
+                    -28.6,
+                    mean_change("piq", write, "noop"),
+                ),
+                Claim(
+                    "PIQ_W write latency vs NOOP (Sec. V-B)",
+                    -47.0,
+                    -47.0,
+                    mean_change("piq_w", write, "noop"),
+                ),
+                Claim(
+                    "PIQ write latency vs RWS (Sec. V-B)",
+                    -47.0,
+                    -47.0,
+                    mean_change("piq", write, "rws"),
+                ),
+            ],
+            points=fig8_points,
+        ),
+        Figure(
+            PAPER,
+            "fig12",
+            "Fig. 12: chip utilization normalized to RWS",
+            caption,
+            "bars",
+            "workload",
+            "chip utilization / RWS's (ratio)",
+            workloads,
+            normalized(util, "rws"),
+            claims=[
+                Claim(
+                    "PIQ chip utilization vs RWS (Sec. V-B)",
+                    24.2,
+                    24.2,
+                    mean_change("piq", util, "rws"),
+                ),
+                Claim(
+                    "PIQ_R chip utilization vs RWS", 14.7, 14.7, mean_change("piq_r", util, "rws")
+                ),
+                Claim(
+                    "PIQ_W chip utilization vs RWS", 11.9, 11.9, mean_change("piq_w", util, "rws")
+                ),
+            ],
+            points=fig8_points,
+        ),
+    ]
+
+    sweep = [
+        r for r in runs if r.point.figure == "fig11" and r.point.configuration.startswith(platform)
+    ]
+    queues = sorted({r.point.tag("queue_length_requests") for r in sweep})
+    series: dict[str, list[float | None]] = {}
+    for r in sweep:
+        for kind, path in (("read", read), ("write", write)):
+            name = f"{r.point.workload} {r.point.configuration.split('/')[1]} {kind}"
+            row = series.setdefault(name, [None] * len(queues))
+            row[queues.index(r.point.tag("queue_length_requests"))] = get(r.summary, path)
+    piq_sweep = {
+        (r.point.workload, r.point.tag("queue_length_requests")): r
+        for r in sweep
+        if r.point.configuration.endswith("/piq")
+    }
+    sweep_workloads = list(dict.fromkeys(r.point.workload for r in sweep))
+
+    def sweep_change(path: str) -> float | None:
+        lo, hi = queues[0], queues[-1]
+        return mean(
+            [
+                percent_change(
+                    get(piq_sweep[(w, hi)].summary, path), get(piq_sweep[(w, lo)].summary, path)
+                )
+                for w in sweep_workloads
+                if (w, lo) in piq_sweep and (w, hi) in piq_sweep
+            ]
+        )
+
+    figs.append(
+        Figure(
+            PAPER,
+            "fig11",
+            f"Fig. 11: mean latency by queue length ({queues[0]} to {queues[-1]})",
+            f"Preset {PRESET}, platform {platform}; workloads: {', '.join(sweep_workloads)}; "
+            "the paper sweeps 1 to 512.",
+            "lines",
+            "I/O queue length (requests)",
+            "mean latency (us)",
+            [str(q) for q in queues],
+            series,
+            claims=[
+                Claim(
+                    f"PIQ read latency, queue {queues[0]} -> {queues[-1]} (paper: 1 -> 512)",
+                    -19.0,
+                    -19.0,
+                    sweep_change(read),
+                ),
+                Claim(
+                    f"PIQ write latency, queue {queues[0]} -> {queues[-1]} (paper: 1 -> 512)",
+                    -37.0,
+                    -37.0,
+                    sweep_change(write),
+                ),
+            ],
+            points=[r.point for r in sweep],
+            log_x=True,
+        )
+    )
+    return figs
