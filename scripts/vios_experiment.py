@@ -261,20 +261,23 @@ def main() -> int:
     parser.add_argument(
         "--quick",
         action="store_true",
-        help="2 traces and 1 stand-in, 12K P/E, 50,000 requests",
+        help="2 traces and 1 stand-in, 12K P/E, 50,000 requests, platform ssdsim",
     )
     parser.add_argument("--max-requests", type=int, default=None)
     parser.add_argument("--stages", type=str, default=None, help="e.g. 6000,12000")
     parser.add_argument(
         "--platform",
         type=str,
-        default=",".join(FULL_PLATFORMS),
-        help=f"comma-separated, of {', '.join(PLATFORMS)}",
+        default=None,
+        help=f"comma-separated, of {', '.join(PLATFORMS)} (default: {','.join(FULL_PLATFORMS)}; "
+        "ssdsim with --quick)",
     )
     parser.add_argument(
         "--no-stand-ins", action="store_true", help="bundled traces only (no vios_* profiles)"
     )
     args = parser.parse_args()
+    if args.platform is None:
+        args.platform = "ssdsim" if args.quick else ",".join(FULL_PLATFORMS)
     platforms = args.platform.split(",")
     for p in platforms:
         if p not in PLATFORMS:

@@ -26,6 +26,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any, Literal
 
 from flashlane import _native
+from flashlane._inputs import Workload, workloads_json
 
 __all__ = ["__version__", "presets", "read_trace", "run", "sweep"]
 
@@ -46,6 +47,11 @@ def run(
     max_requests: int | None = None,
     seed: int = 1,
     check_integrity: bool = False,
+    workload: Workload | None = None,
+    time_scale: float = 1.0,
+    closed_loop_requests: int | None = None,
+    as_fast_as_possible: bool = False,
+    addresses: Literal["strict", "fold", "remap"] = "strict",
 ) -> dict[str, Any]:
     """Simulate one block trace on one SSD configuration and return the summary.
 
@@ -72,6 +78,22 @@ def run(
         Seed of every random stream; equal inputs and seed give an equal summary.
     check_integrity
         Track a version per page and count reads that miss the latest write (slower).
+    workload
+        A synthetic workload generated on the fly: a profile name (``--profile``, see
+        ``flashlane gen --list``), a spec as a dict with the keys of a ``--synthetic`` TOML
+        file (``docs/workloads.md``), or a list of them. Given with ``trace`` or as a list,
+        they are replayed as a mix (the trace first), as on the command line; given alone,
+        ``trace`` may be ``None``.
+    time_scale
+        Open-loop replay: multiply trace times by this factor (``--time-scale``).
+    closed_loop_requests
+        Closed-loop replay keeping this many requests in the system (``--closed-loop``); a
+        workload spec with ``closed_loop`` arrivals asks for it at its own depth.
+    as_fast_as_possible
+        Ignore timestamps; a request arrives as soon as the host queue has room (``--afap``).
+    addresses
+        ``"strict"`` (a request past the capacity is an error), ``"fold"``
+        (``--fold-addresses``) or ``"remap"`` (``--remap-addresses``).
 
     Returns the summary as a ``dict`` with the layout of ``flashlane run --json``:
     ``schema_version``, ``seed``, ``config`` (the fully resolved configuration), ``trace``,
@@ -87,19 +109,24 @@ def run(
     for an override value of another type. The simulation releases the GIL, so runs in
     several threads proceed in parallel.
     """
-    if trace is None:
-        raise TypeError("run() needs a trace: run(preset, trace, ...)")
+    if trace is None and workload is None:
+        raise TypeError("run() needs a trace or a workload: run(preset, trace, ...)")
     values = {} if overrides is None else dict(overrides)
     text = _native.run_json(
         preset,
         None if config is None else os.fspath(config),
-        os.fspath(trace),
+        None if trace is None else os.fspath(trace),
         format,
         values,
         warmup_requests,
         max_requests,
         seed,
         check_integrity,
+        workloads_json=workloads_json(workload),
+        time_scale=time_scale,
+        closed_loop_requests=closed_loop_requests,
+        as_fast_as_possible=as_fast_as_possible,
+        addresses=addresses,
     )
     summary: dict[str, Any] = json.loads(text)
     return summary

@@ -6,17 +6,27 @@ from typing import Any
 def run_json(
     preset: str | None,
     config: str | None,
-    trace: str,
+    trace: str | None,
     format: str | None,
     overrides: dict[str, str | int | float | bool],
     warmup_requests: int,
     max_requests: int | None,
     seed: int,
     check_integrity: bool,
+    workloads_json: str | None = None,
+    time_scale: float = 1.0,
+    closed_loop_requests: int | None = None,
+    as_fast_as_possible: bool = False,
+    addresses: str = "strict",
 ) -> str:
     """Run one simulation; return its summary as JSON text (layout of ``flashlane run --json``,
-    keys described in docs/summary.md). Raises ValueError for config, trace and workload
-    errors, OSError for output errors."""
+    keys described in docs/summary.md). The inputs are a trace, synthetic workloads (a JSON
+    array of profile names and spec objects) or both. Raises ValueError for config, trace
+    and workload errors, OSError for output errors."""
+
+def resolve_workloads(workloads_json: str) -> str:
+    """Check synthetic workloads (a JSON array of profile names and specs) without running
+    them; return the specs as a JSON array. ValueError names the profile or key at fault."""
 
 def presets() -> list[tuple[str, str]]:
     """(name, description) of every bundled preset."""

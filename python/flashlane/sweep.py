@@ -26,6 +26,7 @@ from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
 from typing import Any
 
 from flashlane import _native
+from flashlane._inputs import workload_labels, workload_list, workloads_json
 
 __all__ = [
     "POINT_KEYS",
@@ -38,22 +39,41 @@ __all__ = [
 ]
 
 #: Keys a point may carry (see :func:`run_points`). ``preset`` or ``config`` is required,
-#: and ``trace``.
+#: and ``trace`` or ``workload`` (or both).
 POINT_KEYS = (
     "preset",
     "config",
     "overrides",
     "trace",
     "trace_format",
+    "workload",
     "seed",
     "max_requests",
     "warmup_requests",
     "check_integrity",
+    "time_scale",
+    "closed_loop_requests",
+    "as_fast_as_possible",
+    "addresses",
     "tags",
 )
 
 #: Grid keys of :func:`sweep` that are run options rather than config keys.
-RUN_OPTION_KEYS = ("seed", "max_requests", "warmup_requests", "check_integrity", "trace_format")
+RUN_OPTION_KEYS = (
+    "seed",
+    "max_requests",
+    "warmup_requests",
+    "check_integrity",
+    "trace_format",
+    "time_scale",
+    "closed_loop_requests",
+    "as_fast_as_possible",
+    "addresses",
+)
+
+#: Values of a point's ``addresses``: as ``flashlane run`` (strict), ``--fold-addresses``,
+#: ``--remap-addresses``.
+ADDRESS_POLICIES = ("strict", "fold", "remap")
 
 #: Summary columns measured on the wall clock: the only ones two runs of the same point may
 #: disagree on. :func:`sweep` leaves them out unless asked (``wall_clock=True``).
@@ -86,9 +106,15 @@ def _normalize(index: int, point: Any) -> dict[str, Any]:
     preset, config = point.get("preset"), point.get("config")
     if (preset is None) == (config is None):
         raise _point_error(index, point, "give exactly one of 'preset' and 'config'")
-    trace = point.get("trace")
-    if trace is None:
-        raise _point_error(index, point, "'trace' is required (a block trace path)")
+    trace, workload = point.get("trace"), point.get("workload")
+    if trace is None and workload is None:
+        raise _point_error(
+            index, point, "'trace' is required (a block trace path), or 'workload', or both"
+        )
+    try:
+        workloads = workload_list(workload)
+    except TypeError as error:
+        raise _point_error(index, point, str(error)) from None
     overrides = point.get("overrides") or {}
     if not isinstance(overrides, Mapping):
         raise _point_error(index, point, "'overrides' must be a dict of config key to value")
@@ -101,6 +127,27 @@ def _normalize(index: int, point: Any) -> dict[str, Any]:
             isinstance(value, bool) or not isinstance(value, int) or value < 0
         ):
             raise _point_error(index, point, f"'{key}' must be a non-negative int or None")
+    closed_loop = point.get("closed_loop_requests")
+    if closed_loop is not None and (
+        isinstance(closed_loop, bool) or not isinstance(closed_loop, int) or closed_loop < 1
+    ):
+        raise _point_error(index, point, "'closed_loop_requests' must be a positive int or None")
+    time_scale = point.get("time_scale", 1.0)
+    if (
+        isinstance(time_scale, bool)
+        or not isinstance(time_scale, (int, float))
+        or not 0 < time_scale < float("inf")
+    ):
+        raise _point_error(
+            index, point, f"'time_scale' must be a positive number, not {time_scale!r}"
+        )
+    addresses = point.get("addresses", "strict")
+    if addresses not in ADDRESS_POLICIES:
+        raise _point_error(
+            index,
+            point,
+            f"'addresses' must be one of {', '.join(ADDRESS_POLICIES)}, not {addresses!r}",
+        )
     tags = point.get("tags") or {}
     if not isinstance(tags, Mapping):
         raise _point_error(index, point, "'tags' must be a dict")
@@ -108,12 +155,17 @@ def _normalize(index: int, point: Any) -> dict[str, Any]:
         "preset": preset,
         "config": None if config is None else os.fspath(config),
         "overrides": dict(overrides),
-        "trace": os.fspath(trace),
+        "trace": None if trace is None else os.fspath(trace),
         "trace_format": point.get("trace_format"),
+        "workload": workloads or None,
         "seed": seed,
         "max_requests": point.get("max_requests"),
         "warmup_requests": point.get("warmup_requests") or 0,
         "check_integrity": bool(point.get("check_integrity", False)),
+        "time_scale": float(time_scale),
+        "closed_loop_requests": closed_loop,
+        "as_fast_as_possible": bool(point.get("as_fast_as_possible", False)),
+        "addresses": addresses,
         "tags": dict(tags),
     }
 
@@ -144,6 +196,7 @@ def validate_points(points: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]
     normalized = [_normalize(i, point) for i, point in enumerate(points)]
     configs_checked: set[str] = set()
     traces_checked: set[tuple[str, str | None]] = set()
+    workloads_checked: set[str] = set()
     for index, point in enumerate(normalized):
         config_key = json.dumps(
             [point["preset"], point["config"], sorted(point["overrides"].items(), key=str)],
@@ -157,8 +210,16 @@ def validate_points(points: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]
                 known = f"; the config's sections are {', '.join(sections)}" if sections else ""
                 raise _point_error(index, point, f"{error}{known}") from None
             configs_checked.add(config_key)
+        if point["workload"] is not None:
+            workload_key = json.dumps(point["workload"], sort_keys=True, default=str)
+            if workload_key not in workloads_checked:
+                try:
+                    _native.resolve_workloads(workloads_json(point["workload"]) or "[]")
+                except (ValueError, TypeError) as error:
+                    raise _point_error(index, point, str(error)) from None
+                workloads_checked.add(workload_key)
         trace_key = (point["trace"], point["trace_format"])
-        if trace_key not in traces_checked:
+        if point["trace"] is not None and trace_key not in traces_checked:
             try:
                 _check_trace(*trace_key)
             except (ValueError, OSError) as error:
@@ -180,6 +241,11 @@ def _run_point(point: dict[str, Any]) -> dict[str, Any]:
         point["max_requests"],
         point["seed"],
         point["check_integrity"],
+        workloads_json(point["workload"]),
+        point["time_scale"],
+        point["closed_loop_requests"],
+        point["as_fast_as_possible"],
+        point["addresses"],
     )
     summary: dict[str, Any] = json.loads(text)
     summary["tags"] = point["tags"]
@@ -262,9 +328,20 @@ def _run_dask(
 
 def _describe(point: Mapping[str, Any]) -> str:
     base = point["preset"] if point["preset"] is not None else point["config"]
-    return f"{base} overrides={point['overrides']} trace={point['trace']} seed={point['seed']}" + (
+    inputs = _input_label(point)
+    return f"{base} overrides={point['overrides']} inputs={inputs} seed={point['seed']}" + (
         f" tags={point['tags']}" if point["tags"] else ""
     )
+
+
+def _input_label(point: Mapping[str, Any]) -> str:
+    """The trace path as given, the workload as the summary names it (``profile NAME``,
+    ``workload LABEL``), or both joined by `` + `` (a mix)."""
+    parts = []
+    if point.get("trace") is not None:
+        parts.append(os.fspath(point["trace"]))
+    parts += workload_labels(point.get("workload"))
+    return " + ".join(parts)
 
 
 def run_points(
@@ -282,13 +359,23 @@ def run_points(
         The SSD; exactly one of them.
     ``overrides`` (dict, optional)
         Config key to value, e.g. ``{"ftl.overprovisioning_fraction": 0.2}``.
-    ``trace`` (str or path)
+    ``trace`` (str or path, or None)
         The block trace, opened as given on the machine that runs the point.
     ``trace_format`` (str or None)
         The trace layout; ``None`` detects it.
+    ``workload`` (str, dict, a list of them, or None)
+        A synthetic workload generated on the fly: a profile name (``flashlane gen --list``)
+        or a spec dict with the keys of a ``--synthetic`` TOML file (``docs/workloads.md``);
+        a list is a mix. A point needs a trace, a workload, or both (replayed as a mix, the
+        trace first, as ``flashlane run --trace T --profile P``).
     ``seed`` (int, default 1), ``max_requests`` (int or None), ``warmup_requests`` (int or
     None, meaning 0), ``check_integrity`` (bool, default False)
         As in :func:`flashlane.run`.
+    ``time_scale`` (float, default 1.0), ``closed_loop_requests`` (int or None),
+    ``as_fast_as_possible`` (bool, default False), ``addresses`` (``"strict"``, ``"fold"``
+    or ``"remap"``)
+        The replay and address policy, as in :func:`flashlane.run` (``--time-scale``,
+        ``--closed-loop``, ``--afap``, ``--fold-addresses`` / ``--remap-addresses``).
     ``tags`` (dict, optional)
         Anything JSON-like the caller wants back with the result (figure, series, ...).
 
@@ -375,7 +462,7 @@ def _base_point(base: str | Mapping[str, Any]) -> dict[str, Any]:
 def sweep(
     base: str | Mapping[str, Any],
     grid: Mapping[str, Sequence[Any]],
-    traces: Sequence[str | os.PathLike[str]],
+    traces: Sequence[str | os.PathLike[str] | Mapping[str, Any]],
     *,
     client: Any = None,
     seed: int = 1,
@@ -386,6 +473,10 @@ def sweep(
     max_requests: int | None = None,
     warmup_requests: int | None = None,
     check_integrity: bool = False,
+    time_scale: float = 1.0,
+    closed_loop_requests: int | None = None,
+    as_fast_as_possible: bool = False,
+    addresses: str = "strict",
 ) -> Any:
     """Run the cartesian product of ``grid`` over ``traces``; one ``polars.DataFrame`` row per run.
 
@@ -395,21 +486,26 @@ def sweep(
     grid
         Key to list of values. A config key (``"ftl.overprovisioning_fraction"``) is an
         override; one of :data:`RUN_OPTION_KEYS` (``seed``, ``max_requests``,
-        ``warmup_requests``, ``check_integrity``, ``trace_format``) sets that run option
-        instead (``"seed": [1, 2, 3]`` repeats each run with three seeds).
+        ``time_scale``, ``addresses``, ...) sets that run option instead
+        (``"seed": [1, 2, 3]`` repeats each run with three seeds).
     traces
-        Block trace paths; each grid combination runs on each trace.
+        The inputs; each grid combination runs on each. An entry is a block trace path, or a
+        dict with ``trace`` (a path), ``trace_format`` and/or ``workload`` (a profile name or a
+        spec dict, see :func:`run_points`): ``{"workload": "hm_0"}`` is a synthetic stand-in,
+        ``{"trace": PATH, "trace_format": "spc"}`` a trace of a given layout.
     client, jobs, progress
         As in :func:`run_points`: a local process pool by default, a Dask cluster given a
         ``distributed.Client``.
-    seed, trace_format, max_requests, warmup_requests, check_integrity
-        Run options for every run (a grid key of the same name wins).
+    seed, trace_format, max_requests, warmup_requests, check_integrity, time_scale,
+    closed_loop_requests, as_fast_as_possible, addresses
+        Run options for every run, as in :func:`run_points` (a grid key of the same name wins).
     wall_clock
         Keep the wall-clock columns (:data:`WALL_CLOCK_COLUMNS`). Off by default so that the
         same grid and seed give an identical frame wherever it runs.
 
     Rows come in a fixed order: traces outermost, then the grid keys in the order given, the
-    last varying fastest. Columns: the grid keys (their values), ``trace`` (as given), ``seed``,
+    last varying fastest. Columns: the grid keys (their values), ``trace`` (the path as given;
+    a workload as the summary names it, ``profile NAME`` or ``workload LABEL``), ``seed``,
     then every summary figure flattened by :func:`flatten_summary` (``requests.completed``,
     ``latency_us.read.p99``, ``flash.reads``, ...), in the summary's order; ``docs/summary.md``
     defines each. Unknown grid keys and unreadable traces raise ``ValueError`` before any run.
@@ -425,25 +521,29 @@ def sweep(
     if isinstance(traces, (str, bytes, os.PathLike)):
         traces = [traces]
     if not traces:
-        raise ValueError("traces: give at least one trace path")
+        raise ValueError("traces: give at least one trace path or workload")
+    inputs = [_sweep_input(i, entry, trace_format) for i, entry in enumerate(traces)]
     for key in ("trace", "tags"):
         if key in grid:
             raise ValueError(f"grid key {key!r} is reserved; give traces in the traces argument")
 
     keys = list(grid)
     points: list[dict[str, Any]] = []
-    for trace in traces:
+    for source in inputs:
         for values in itertools.product(*(grid[key] for key in keys)):
             point: dict[str, Any] = {
                 "preset": start["preset"],
                 "config": start["config"],
                 "overrides": dict(start["overrides"]),
-                "trace": os.fspath(trace),
-                "trace_format": trace_format,
+                **source,
                 "seed": seed,
                 "max_requests": max_requests,
                 "warmup_requests": warmup_requests,
                 "check_integrity": check_integrity,
+                "time_scale": time_scale,
+                "closed_loop_requests": closed_loop_requests,
+                "as_fast_as_possible": as_fast_as_possible,
+                "addresses": addresses,
             }
             for key, value in zip(keys, values, strict=True):
                 if key in RUN_OPTION_KEYS:
@@ -460,7 +560,7 @@ def sweep(
         row: dict[str, Any] = {}
         for key in keys:
             row[key] = point["tags"]["grid"][key]
-        row["trace"] = point["trace"]
+        row["trace"] = _input_label(point)
         row["seed"] = point["seed"]
         for name, value in flatten_summary(summary).items():
             if not wall_clock and name in WALL_CLOCK_COLUMNS:
@@ -477,6 +577,29 @@ def sweep(
         for name, values in columns.items():
             values.append(row.get(name))
     return pl.DataFrame(columns, strict=False, infer_schema_length=None)
+
+
+def _sweep_input(
+    index: int, entry: str | os.PathLike[str] | Mapping[str, Any], trace_format: str | None
+) -> dict[str, Any]:
+    """One entry of sweep's ``traces`` as point keys (trace, trace_format, workload)."""
+    if isinstance(entry, (str, os.PathLike)):
+        return {"trace": os.fspath(entry), "trace_format": trace_format, "workload": None}
+    if not isinstance(entry, Mapping):
+        raise TypeError(f"traces[{index}]: expected a path or a dict, not {type(entry).__name__}")
+    allowed = ("trace", "trace_format", "workload")
+    unknown = sorted(set(entry) - set(allowed))
+    if unknown or ("trace" not in entry and "workload" not in entry):
+        raise ValueError(
+            f"traces[{index}]: a dict entry takes {', '.join(allowed)} (a trace, a workload or"
+            f" both); got {', '.join(map(str, entry)) or 'nothing'}"
+        )
+    trace = entry.get("trace")
+    return {
+        "trace": None if trace is None else os.fspath(trace),
+        "trace_format": entry.get("trace_format", trace_format),
+        "workload": entry.get("workload"),
+    }
 
 
 class _CallableModule(type(os)):  # type: ignore[misc]

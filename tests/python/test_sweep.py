@@ -158,3 +158,71 @@ def without_wall_clock(summary):
     for section, key in (name.split(".") for name in WALL_CLOCK_COLUMNS):
         del summary[section][key]
     return summary
+
+
+def test_workloads_and_replay_options_reach_the_run():
+    spec = {
+        "label": "tiny closed loop",
+        "requests": 300,
+        "read_fraction": 0.5,
+        "arrival": {"kind": "closed_loop", "queue_depth_requests": 8},
+        "size": {"kind": "fixed", "bytes": 8192},
+        "address": {"kind": "uniform", "span_bytes": 1 << 26, "align_bytes": 8192},
+    }
+    frame = flashlane.sweep(
+        PRESET,
+        {"device.queue_depth_requests": [2, 64]},
+        [{"workload": "hm_0"}, {"workload": spec}, {"trace": TPCC, "trace_format": "mqsim"}],
+        max_requests=300,
+        jobs=2,
+    )
+    assert frame["trace"].to_list() == (
+        ["profile hm_0"] * 2 + ["workload tiny closed loop"] * 2 + [TPCC] * 2
+    )
+    assert frame["requests.completed"].to_list() == [300] * 6
+    # The spec's closed-loop arrivals give closed-loop replay at its depth, as on the CLI.
+    kinds = frame["run.replay.kind"].to_list()
+    assert kinds == ["open_loop"] * 2 + ["closed_loop"] * 2 + ["open_loop"] * 2
+    # Each row is the run flashlane.run gives for the same inputs.
+    summary = flashlane.run(
+        PRESET, overrides={"device.queue_depth_requests": 64}, workload=spec, max_requests=300
+    )
+    assert frame.row(3, named=True)["latency_us.all.mean"] == summary["latency_us"]["all"]["mean"]
+    scaled = flashlane.run(PRESET, TPCC, max_requests=300, time_scale=0.25, addresses="fold")
+    assert scaled["run"]["replay"] == {"kind": "open_loop", "time_scale": 0.25}
+    assert scaled["run"]["addresses"] == "fold"
+    assert scaled["sim_time_ns"] < frame.row(4, named=True)["sim_time_ns"]
+
+
+def test_bad_workload_and_replay_options_raise_before_any_run():
+    with pytest.raises(ValueError, match=r"workload profile `no_such_profile`"):
+        run_points([{"preset": PRESET, "workload": ["hm_0", "no_such_profile"]}])
+    with pytest.raises(ValueError, match=r"workload spec: .*read_fractoin"):
+        run_points([{"preset": PRESET, "workload": {"read_fractoin": 0.5}}])
+    with pytest.raises(ValueError, match=r"'addresses' must be one of strict, fold, remap"):
+        run_points([{"preset": PRESET, "trace": TPCC, "addresses": "wrap"}])
+    with pytest.raises(ValueError, match=r"'time_scale' must be a positive number"):
+        run_points([{"preset": PRESET, "trace": TPCC, "time_scale": 0}])
+
+
+def test_a_list_of_workloads_is_a_mix():
+    [result] = run_points(
+        [
+            {
+                "preset": PRESET,
+                "workload": ["hm_0", "usr_0"],
+                "trace": TPCC,
+                "max_requests": 300,
+                # A third of the space each: TPC-C's offsets need folding into its share.
+                "addresses": "fold",
+            }
+        ]
+    )
+    labels = [source["path"] for source in result["sources"]]
+    assert labels == [TPCC, "profile hm_0", "profile usr_0"]
+    frame = flashlane.sweep(
+        PRESET, {"seed": [1]}, [{"workload": ["hm_0", "usr_0"]}], max_requests=300, jobs=1
+    )
+    assert frame["trace"].to_list() == ["profile hm_0 + profile usr_0"]
+    with pytest.raises(ValueError, match=r"each item must be a profile name"):
+        run_points([{"preset": PRESET, "workload": ["hm_0", 3]}])

@@ -8,9 +8,11 @@
 use std::path::PathBuf;
 
 use flashlane_core::config::{parse_override, Config, PRESETS};
+use flashlane_core::run::{AddressPolicy, Replay, TraceInput};
 use flashlane_core::trace::{
     self, BlockEvent, GenericCsvSpec, Op, ReaderOptions, TraceFormat, TraceReader,
 };
+use flashlane_core::workload::{self, ArrivalSpec, SyntheticSpec};
 use flashlane_core::{Error, RunSpec};
 use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -53,34 +55,131 @@ fn override_text(key: &str, value: &Bound<'_, PyAny>) -> PyResult<String> {
 }
 
 /// Run one simulation and return its summary as JSON text (the layout of `flashlane run --json`).
+/// The inputs are a trace, synthetic workloads, or both (a mix, as on the command line):
+/// `workloads_json` is a JSON array whose items are profile names (strings, as `--profile`)
+/// or specs (objects with the keys of a `--synthetic` TOML file). Replay and address policy
+/// as `--time-scale`, `--closed-loop`, `--afap`, `--fold-addresses` / `--remap-addresses`.
 #[pyfunction]
-#[pyo3(signature = (preset, config, trace, format, overrides, warmup_requests, max_requests, seed, check_integrity))]
+#[pyo3(signature = (
+    preset, config, trace, format, overrides, warmup_requests, max_requests, seed,
+    check_integrity, workloads_json=None, time_scale=1.0,
+    closed_loop_requests=None, as_fast_as_possible=false, addresses="strict"
+))]
 #[allow(clippy::too_many_arguments)]
 fn run_json(
     py: Python<'_>,
     preset: Option<String>,
     config: Option<PathBuf>,
-    trace: PathBuf,
+    trace: Option<PathBuf>,
     format: Option<String>,
     overrides: &Bound<'_, PyDict>,
     warmup_requests: u64,
     max_requests: Option<u64>,
     seed: u64,
     check_integrity: bool,
+    workloads_json: Option<String>,
+    time_scale: f64,
+    closed_loop_requests: Option<u32>,
+    as_fast_as_possible: bool,
+    addresses: &str,
 ) -> PyResult<String> {
     let config = build_config(preset, config, overrides)?;
     let trace_format = format.map(|name| parse_format(&name)).transpose()?;
-    // The CLI's defaults for everything the Python API does not expose: one trace, open-loop
-    // replay at trace speed, strict addresses.
-    let mut spec = RunSpec::new(config, trace, trace_format);
-    spec.warmup_requests = warmup_requests;
-    spec.max_requests = max_requests;
-    spec.seed = seed;
-    spec.check_integrity = check_integrity;
+    let synthetic = synthetic_workloads(workloads_json.as_deref())?;
+    let mut traces = Vec::with_capacity(1 + synthetic.len());
+    if let Some(path) = trace {
+        traces.push(TraceInput::new(path, trace_format));
+    }
+    // A closed-loop spec asks for closed-loop replay at its depth unless the caller chose, as
+    // on the command line.
+    let spec_depth = synthetic.iter().find_map(|(_, spec)| match spec.arrival {
+        ArrivalSpec::ClosedLoop {
+            queue_depth_requests,
+        } => Some(queue_depth_requests),
+        _ => None,
+    });
+    for (name, spec) in synthetic {
+        traces.push(TraceInput::synthetic(name, spec));
+    }
+    if traces.is_empty() {
+        return Err(PyValueError::new_err("give a trace, a workload, or both"));
+    }
+    let replay = match (closed_loop_requests, as_fast_as_possible, spec_depth) {
+        (Some(outstanding), _, _) => Replay::ClosedLoop { outstanding },
+        (None, true, _) => Replay::AsFastAsPossible,
+        (None, false, Some(outstanding)) => Replay::ClosedLoop { outstanding },
+        (None, false, None) => Replay::OpenLoop { time_scale },
+    };
+    let addresses = match addresses {
+        "strict" => AddressPolicy::Strict,
+        "fold" => AddressPolicy::Fold,
+        "remap" => AddressPolicy::Remap,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "addresses `{other}`: expected \"strict\", \"fold\" or \"remap\""
+            )))
+        }
+    };
+    let spec = RunSpec {
+        config,
+        traces,
+        replay,
+        addresses,
+        warmup_requests,
+        max_requests,
+        seed,
+        check_integrity,
+    };
     let summary = py
         .detach(|| flashlane_core::run(&spec))
         .map_err(to_py_err)?;
     serde_json::to_string(&summary).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// The synthetic workloads of a JSON array of profile names and specs, each with the name it
+/// is reported under (`profile NAME` as on the command line, `workload LABEL` for a spec).
+fn synthetic_workloads(workloads_json: Option<&str>) -> PyResult<Vec<(String, SyntheticSpec)>> {
+    let Some(text) = workloads_json else {
+        return Ok(Vec::new());
+    };
+    let items: Vec<serde_json::Value> = serde_json::from_str(text)
+        .map_err(|e| PyValueError::new_err(format!("workloads: expected a JSON array: {e}")))?;
+    items
+        .into_iter()
+        .map(|item| match item {
+            serde_json::Value::String(name) => {
+                let profile = workload::profile(&name).ok_or_else(|| {
+                    PyValueError::new_err(format!(
+                        "workload profile `{name}`: unknown profile; `flashlane gen --list` lists them"
+                    ))
+                })?;
+                Ok((format!("profile {}", profile.name), profile.spec))
+            }
+            spec @ serde_json::Value::Object(_) => {
+                let spec: SyntheticSpec = serde_json::from_value(spec)
+                    .map_err(|e| PyValueError::new_err(format!("workload spec: {e}")))?;
+                spec.validate()
+                    .map_err(|e| PyValueError::new_err(format!("workload spec: {e}")))?;
+                Ok((format!("workload {}", spec.label), spec))
+            }
+            other => Err(PyValueError::new_err(format!(
+                "workload {other}: expected a profile name or a spec"
+            ))),
+        })
+        .collect()
+}
+
+/// Check synthetic workloads without running them (a JSON array of profile names and specs,
+/// as `run_json` takes it); return the specs as a JSON array, or raise `ValueError` naming
+/// the profile or key at fault.
+#[pyfunction]
+#[pyo3(signature = (workloads_json))]
+fn resolve_workloads(workloads_json: &str) -> PyResult<String> {
+    let specs: Vec<SyntheticSpec> = synthetic_workloads(Some(workloads_json))?
+        .into_iter()
+        .map(|(_, spec)| spec)
+        .collect();
+    serde_json::to_string(&specs).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
 /// Build a configuration without running it (a dry run of the config half of `run_json`):
@@ -250,6 +349,7 @@ fn version() -> &'static str {
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_json, m)?)?;
     m.add_function(wrap_pyfunction!(resolve_config, m)?)?;
+    m.add_function(wrap_pyfunction!(resolve_workloads, m)?)?;
     m.add_function(wrap_pyfunction!(presets, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(open_trace, m)?)?;
