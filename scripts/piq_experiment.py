@@ -36,92 +36,33 @@ from statistics import mean
 
 REPO = Path(__file__).resolve().parent.parent
 
-BASE = ["precondition.fill_fraction=1.0", "device.scheduler.kind=ssdsim"]
-PLATFORMS = {
-    "host_queue": [
-        "host.queue_length_requests=64",
-        "device.queue_depth_requests=64",
-    ],
-    "shared_queue": [
-        "host.queue_length_requests=64",
-        "host.queue_includes_outstanding=true",
-        # Never the bound: the shared queue (at most 512 in the sweep) is.
-        "device.queue_depth_requests=512",
-    ],
-}
-SCHEMES = {
-    "noop": ["host.scheduler.kind=noop"],
-    "rws": ["host.scheduler.kind=rws"],
-    "piq_r": ["host.scheduler.kind=piq_r"],
-    "piq_w": ["host.scheduler.kind=piq_w"],
-    "piq": ["host.scheduler.kind=piq"],
-    "piq_r_cycles": ["host.scheduler.kind=piq_r", "host.scheduler.batch_cycles=true"],
-    "piq_w_cycles": ["host.scheduler.kind=piq_w", "host.scheduler.batch_cycles=true"],
-    "piq_cycles": ["host.scheduler.kind=piq", "host.scheduler.batch_cycles=true"],
-}
-PLATFORM_SCHEMES = {
-    "host_queue": list(SCHEMES),
-    # RWS never holds a request, so on the shared queue it issues exactly as NOOP does.
-    "shared_queue": ["noop", "rws", "piq", "piq_cycles"],
-}
-TRACES = [
-    ("tpcc-small.mqsim", "mqsim"),
-    ("websearch-small.mqsim", "mqsim"),
-    ("financial1-head.ssdsim", "ssdsim"),
-    ("financial1-head.spc", "spc"),
-    ("msnfs-30s.disksim.gz", "disksim"),
-    ("msnfs-30s.msr.csv.gz", "msr"),
-    ("ycsb-a-rocksdb.blkparse.gz", "blkparse"),
-]
-QUICK_TRACES = [("tpcc-small.mqsim", "mqsim"), ("msnfs-30s.msr.csv.gz", "msr")]
-STAND_INS = [
-    "piq_r129066_w370933",
-    "piq_r484454_w15445",
-    "piq_r75305_w424694",
-    "piq_r346001_w153995",
-    "piq_r419058_w80930",
-    "piq_r15385_w484614",
-    "piq_r97924_w402069",
-    "piq_r99000_w400992",
-]
-QUICK_STAND_INS = ["piq_r484454_w15445", "piq_r15385_w484614"]
-QUEUE_LENGTHS = [1, 4, 16, 64, 256, 512]
-SWEEP_SCHEMES = ["noop", "piq", "piq_cycles"]
+try:
+    # The experiment set lives in the package (flashlane reproduce piq uses the same).
+    from flashlane.reproduce.piq import (
+        BASE,
+        PLATFORM_SCHEMES,
+        PLATFORMS,
+        QUEUE_LENGTHS,
+        QUICK_STAND_INS,
+        QUICK_TRACES,
+        SCHEMES,
+        STAND_INS,
+        SWEEP_SCHEMES,
+        TRACES,
+        run_args,
+    )
+except ImportError as e:
+    sys.exit(f"piq_experiment.py needs the flashlane package (pip install .): {e}")
 
-
-def workload_args(workload: str, quick: bool) -> list[str]:
-    for name, layout in TRACES:
-        if name == workload:
-            return [
-                "--trace",
-                str(REPO / "traces" / name),
-                "--format",
-                layout,
-                "--remap-addresses",
-            ]
-    # Stand-ins: the paper replays 500,000 requests after 500,000 of warm-up; we keep the
-    # proportion at a size that runs in seconds.
-    total, warmup = (6000, 1000) if quick else (120_000, 20_000)
-    return [
-        "--profile",
-        workload,
-        "--max-requests",
-        str(total),
-        "--warmup-requests",
-        str(warmup),
-    ]
+__all__ = ["BASE", "PLATFORMS", "PLATFORM_SCHEMES", "QUEUE_LENGTHS", "SCHEMES", "TRACES"]
 
 
 def run_one(flashlane: Path, out: Path, key: tuple[str, str, str, int], quick: bool) -> dict:
     platform, workload, scheme, queue = key
     name = f"{platform}-{workload.replace('.', '_')}-{scheme}-q{queue}"
     json_path = out / "runs" / f"{name}.json"
-    sets = [*BASE, *PLATFORMS[platform], *SCHEMES[scheme]]
-    sets.append(f"host.queue_length_requests={queue}")
-    command = [str(flashlane), "run", "--preset", "ssdsim-mlc-8x8"]
-    command += workload_args(workload, quick)
-    for s in sets:
-        command += ["--set", s]
+    command = [str(flashlane), "run"]
+    command += run_args(platform, workload, scheme, queue, quick, str(REPO / "traces"))
     command += ["--json", str(json_path)]
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
     s = json.loads(json_path.read_text())

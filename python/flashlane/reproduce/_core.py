@@ -81,9 +81,10 @@ class Run:
 class Claim:
     """One number the paper states, beside ours.
 
-    kind "value": the paper gives a relative change (``paper_low`` .. ``paper_high``, equal for
-    a single number, in percent). Verdict rule: **agree** when ours has the paper's sign and
-    lies between half the lower bound and twice the upper bound (in magnitude); **direction**
+    kind "value": the paper gives a number in ``unit`` (mostly a relative change in percent;
+    ``paper_low`` .. ``paper_high``, equal for a single number). Verdict rule: **agree** when
+    ours has the paper's sign and lies between half the lower bound and twice the upper
+    bound (in magnitude); **direction**
     when only the sign agrees; **disagree** when the sign differs or ours is zero.
     kind "at_most": the paper gives an upper bound; **agree** when ours <= the bound, else
     **disagree**. No number of ours (a run without the statistic): **no data**."""
@@ -97,10 +98,10 @@ class Claim:
 
     def paper_text(self) -> str:
         if self.kind == "at_most":
-            return f"<= {self.paper_high:g} {self.unit}"
+            return f"<= {self.paper_high:.3g} {self.unit}"
         if self.paper_low == self.paper_high:
-            return f"{self.paper_low:+g} {self.unit}"
-        return f"{self.paper_low:+g} .. {self.paper_high:+g} {self.unit}"
+            return f"{self.paper_low:+.3g} {self.unit}"
+        return f"{self.paper_low:+.3g} .. {self.paper_high:+.3g} {self.unit}"
 
     def ours_text(self) -> str:
         if self.ours is None:
@@ -124,10 +125,10 @@ class Claim:
 
 
 VERDICT_RULE = (
-    "A relative change agrees when ours has the paper's sign and lies between half the "
-    "paper's lower bound and twice its upper bound in magnitude; 'direction' when only the "
-    "sign agrees; 'disagree' when the sign differs or ours is zero. An upper bound agrees "
-    "when ours is at most the bound."
+    "A number (a relative change or a value) agrees when ours has the paper's sign and lies "
+    "between half the paper's lower bound and twice its upper bound in magnitude; "
+    "'direction' when only the sign agrees; 'disagree' when the sign differs or ours is zero. "
+    "An upper bound agrees when ours is at most the bound."
 )
 
 

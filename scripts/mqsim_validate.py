@@ -1,0 +1,479 @@
+#!/usr/bin/env python3
+"""Run the same SSD, trace and settings in MQSim and in flashlane, and print a Markdown table.
+
+Usage:
+    scripts/mqsim_validate.py --mqsim /path/to/MQSim [--quick] [--cases rand20,tpcc]
+        [--flashlane target/release/flashlane] [--work-dir DIR] [--out table.md]
+
+Without --mqsim (CI has no MQSim binary) it prints a skip message and exits 0 without running
+anything. The SSD is flashlane's `mqsim-default` preset, mapped key by key onto MQSim's
+`ssdconfig.xml` (see MAPPING below and docs/validation.md); each case's trace is written in
+MQSim's ASCII layout (`flashlane gen` for the synthetic ones, `flashlane trace convert` for
+real traces), and MQSim's workload XML replays it once, open loop, with its data cache off.
+
+Every figure in the table, and what it means on each side:
+- mean read / write / all latency (us): flashlane: arrival in the host queue to completion;
+  MQSim: End_to_End_Request_Delay (arrival in the trace to completion, whole microseconds,
+  truncated). MQSim's XML has only the mean over all requests (IO_Flow_Base::
+  Report_results_in_XML), so its p99s are n/a, and its read and write means are n/a unless
+  the binary carries the two-line local patch of docs/validation.md that also writes
+  End_to_End_Request_Delay_Read_ns / _Write_ns (from MQSim's own STAT_sum_request_delay_read
+  / _write).
+- IOPS: flashlane: completed requests / simulated time from first arrival to last completion;
+  MQSim: IOPS of the flow (generated requests / simulated time since 0 at the end of the run,
+  truncated to whole seconds by MQSim's integer division).
+- flash reads / programs / erases: pages read / programmed and blocks erased on flash (user,
+  GC and mapping together). flashlane: flash.reads + flash.copybacks (GC read half) +
+  flash.mapping_reads, and likewise programs; MQSim: transactions dequeued from its TSU
+  queues (User/GC/Mapping_Read_TR_Queue, ..._Write_TR_Queue, GC_Erase_TR_Queue), i.e. served.
+- mapping reads / programs: translation-page reads and programs served (flashlane
+  flash.mapping_reads / mapping_programs; MQSim Mapping_*_TR_Queue dequeued); "mapping
+  programs submitted" is MQSim's Mapping_Write_TR_Queue enqueued count (its
+  Issued_Flash_Program_CMD_For_Mapping), which differs where MQSim never serves them.
+- WAF: flash programs (user + GC + mapping) / host page programs, the same formula on both
+  sides. The denominator is flashlane's host page programs (MQSim's User_Write_TR_Queue
+  count is shown beside it as "host page programs").
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+PRESET = REPO / "crates/flashlane-core/presets/mqsim-default.toml"
+
+# flashlane config key -> MQSim ssdconfig.xml element (docs/validation.md explains each).
+MAPPING = [
+    ("geometry.channels", "Flash_Channel_Count"),
+    ("geometry.chips_per_channel", "Chip_No_Per_Channel"),
+    ("geometry.dies_per_chip", "Die_No_Per_Chip"),
+    ("geometry.planes_per_die", "Plane_No_Per_Die"),
+    ("geometry.blocks_per_plane", "Block_No_Per_Plane"),
+    ("geometry.pages_per_block", "Page_No_Per_Block"),
+    ("geometry.page_bytes", "Page_Capacity"),
+    ("timing.page_read_ns", "Page_Read_Latency_LSB/CSB/MSB"),
+    ("timing.page_program_ns", "Page_Program_Latency_LSB/CSB/MSB"),
+    ("timing.block_erase_ns", "Block_Erase_Latency"),
+    ("timing.channel_bytes_per_ns", "Channel_Transfer_Rate (MT/s) x Flash_Channel_Width"),
+    ("ftl.overprovisioning_fraction", "Overprovisioning_Ratio"),
+    ("ftl.gc_threshold_fraction", "GC_Exec_Threshold"),
+    ("ftl.allocation", "Plane_Allocation_Scheme"),
+    ("ftl.mapping_cache_bytes", "CMT_Capacity / Ideal_Mapping_Table"),
+    ("host.queue_length_requests", "IO_Queue_Depth"),
+    ("device.queue_depth_requests", "Queue_Fetch_Size"),
+    ("device.scheduler", "Transaction_Scheduling_Policy"),
+]
+
+ORDER_LETTER = {"channel": "C", "chip": "W", "die": "D", "plane": "P"}
+SCHEDULER = {"out_of_order": "OUT_OF_ORDER", "fifo": "FIFO"}
+
+
+@dataclass
+class Case:
+    name: str
+    description: str
+    # a synthetic spec (TOML text) or a trace in the repository
+    spec: str | None = None
+    trace: str | None = None
+    overrides: dict[str, object] = field(default_factory=dict)
+    precondition: bool = True
+
+
+def random_spec(requests: int, gap_ns: int, read_fraction: float, span_bytes: int, size: int):
+    return f"""label = "random {size} B, {read_fraction:.0%} reads, exponential {gap_ns} ns gaps"
+requests = {requests}
+read_fraction = {read_fraction}
+seed = 42
+
+[arrival]
+kind = "poisson"
+mean_interarrival_ns = {gap_ns}
+
+[size]
+kind = "fixed"
+bytes = {size}
+
+[address]
+kind = "uniform"
+span_bytes = {span_bytes}
+align_bytes = {size}
+"""
+
+
+def cases(quick: bool) -> list[Case]:
+    n = 100_000 if quick else 1_000_000
+    gc_n = 200_000 if quick else 800_000
+    span = 64 << 30
+    return [
+        Case(
+            "rand20",
+            f"{n:,} random 4 KiB, 70 % reads, exp. 20 us gaps, 64 GiB span",
+            spec=random_spec(n, 20_000, 0.7, span, 4096),
+        ),
+        Case(
+            "rand20-ideal",
+            "as rand20, whole mapping table in DRAM (MQSim Ideal_Mapping_Table)",
+            spec=random_spec(n, 20_000, 0.7, span, 4096),
+            overrides={"ftl.mapping_cache_bytes": 0},
+        ),
+        Case(
+            "rand10",
+            f"{n:,} random 4 KiB, 70 % reads, exp. 10 us gaps, 64 GiB span",
+            spec=random_spec(n, 10_000, 0.7, span, 4096),
+        ),
+        Case("tpcc", "traces/tpcc-small.mqsim", trace="traces/tpcc-small.mqsim"),
+        Case("websearch", "traces/websearch-small.mqsim", trace="traces/websearch-small.mqsim"),
+        Case(
+            "gc",
+            f"{gc_n:,} random 8 KiB writes, exp. 50 us gaps, 3 GiB span on a 4 GiB-raw SSD "
+            "(64 blocks x 64 pages per plane), empty at start, whole mapping table in DRAM "
+            "(MQSim aborts in GC with its CMT on: Cached_Mapping_Table::Retrieve_ppa assertion)",
+            spec=random_spec(gc_n, 50_000, 0.0, 3 << 30, 8192),
+            overrides={
+                "geometry.blocks_per_plane": 64,
+                "geometry.pages_per_block": 64,
+                "ftl.mapping_cache_bytes": 0,
+            },
+            precondition=False,
+        ),
+    ]
+
+
+def preset_config(overrides: dict[str, object]) -> dict:
+    config = tomllib.loads(PRESET.read_text())
+    for key, value in overrides.items():
+        section, name = key.split(".")
+        config[section][name] = value
+    return config
+
+
+def el(parent: ET.Element, tag: str, value: object) -> None:
+    ET.SubElement(parent, tag).text = str(value)
+
+
+def mqsim_ssd_xml(config: dict, precondition: bool) -> str:
+    """MQSim's ssdconfig.xml for a flashlane config (the mapping table in docs/validation.md)."""
+    g, t, f = config["geometry"], config["timing"], config["ftl"]
+    alloc = f["allocation"]
+    if alloc.get("kind") != "static":
+        raise SystemExit(f"{PRESET}: ftl.allocation.kind must be static to map onto MQSim")
+    scheme = "".join(ORDER_LETTER[level] for level in alloc["order"])
+    sched = config["device"]["scheduler"]["kind"]
+    if sched not in SCHEDULER:
+        raise SystemExit(f"{PRESET}: device.scheduler.kind {sched!r} has no MQSim equivalent")
+    root = ET.Element("Execution_Parameter_Set")
+    host = ET.SubElement(root, "Host_Parameter_Set")
+    el(host, "PCIe_Lane_Bandwidth", "1.00000")
+    el(host, "PCIe_Lane_Count", 4)
+    el(host, "SATA_Processing_Delay", 400000)
+    el(host, "Enable_ResponseTime_Logging", "false")
+    el(host, "ResponseTime_Logging_Period_Length", 1000000)
+    dev = ET.SubElement(root, "Device_Parameter_Set")
+    el(dev, "Seed", 321)
+    # MQSim's preconditioning stops on trace flows: IO_Flow_Trace_Based::Get_statistics never
+    # sets Address_distribution_type, and FTL::Perform_precondition then fails with "Unhandled
+    # address distribution type". So MQSim starts empty with its translation pages on flash
+    # (Address_Mapping_Unit_Page_Level::Store_mapping_table_on_flash_at_start).
+    del precondition
+    el(dev, "Enabled_Preconditioning", "false")
+    el(dev, "Memory_Type", "FLASH")
+    el(dev, "HostInterface_Type", "NVME")
+    el(dev, "IO_Queue_Depth", config["host"]["queue_length_requests"])
+    el(dev, "Queue_Fetch_Size", config["device"]["queue_depth_requests"])
+    el(dev, "Caching_Mechanism", "ADVANCED")
+    el(dev, "Data_Cache_Sharing_Mode", "SHARED")
+    el(dev, "Data_Cache_Capacity", 268435456)
+    el(dev, "Data_Cache_DRAM_Row_Size", 8192)
+    el(dev, "Data_Cache_DRAM_Data_Rate", 100)
+    el(dev, "Data_Cache_DRAM_Data_Busrt_Size", 1)
+    for timing in ("tRCD", "tCL", "tRP"):
+        el(dev, f"Data_Cache_DRAM_{timing}", 13)
+    el(dev, "Address_Mapping", "PAGE_LEVEL")
+    cmt = int(f.get("mapping_cache_bytes", 0))
+    el(dev, "Ideal_Mapping_Table", "true" if cmt == 0 else "false")
+    el(dev, "CMT_Capacity", cmt if cmt else 2097152)
+    el(dev, "CMT_Sharing_Mode", "SHARED")
+    el(dev, "Plane_Allocation_Scheme", scheme)
+    el(dev, "Transaction_Scheduling_Policy", SCHEDULER[sched])
+    el(dev, "Overprovisioning_Ratio", f["overprovisioning_fraction"])
+    el(dev, "GC_Exec_Threshold", f["gc_threshold_fraction"])
+    el(dev, "GC_Block_Selection_Policy", "GREEDY")
+    el(dev, "Use_Copyback_for_GC", "false")
+    el(dev, "Preemptible_GC_Enabled", "false")
+    el(dev, "GC_Hard_Threshold", 0.005)
+    el(dev, "Dynamic_Wearleveling_Enabled", "false")
+    el(dev, "Static_Wearleveling_Enabled", "false")
+    el(dev, "Static_Wearleveling_Threshold", 100)
+    el(dev, "Preferred_suspend_erase_time_for_read", 700000)
+    el(dev, "Preferred_suspend_erase_time_for_write", 700000)
+    el(dev, "Preferred_suspend_write_time_for_read", 100000)
+    el(dev, "Flash_Channel_Count", g["channels"])
+    el(dev, "Flash_Channel_Width", 1)
+    # 1-byte-wide channel: bytes/ns x 1000 = MT/s
+    el(dev, "Channel_Transfer_Rate", round(float(t["channel_bytes_per_ns"]) * 1000))
+    el(dev, "Chip_No_Per_Channel", g["chips_per_channel"])
+    el(dev, "Flash_Comm_Protocol", "NVDDR2")
+    fp = ET.SubElement(dev, "Flash_Parameter_Set")
+    el(fp, "Flash_Technology", "MLC")
+    el(fp, "CMD_Suspension_Support", "NONE")
+    for kind in ("LSB", "CSB", "MSB"):
+        el(fp, f"Page_Read_Latency_{kind}", t["page_read_ns"])
+    for kind in ("LSB", "CSB", "MSB"):
+        el(fp, f"Page_Program_Latency_{kind}", t["page_program_ns"])
+    el(fp, "Block_Erase_Latency", t["block_erase_ns"])
+    el(fp, "Block_PE_Cycles_Limit", 10000)
+    el(fp, "Suspend_Erase_Time", 700000)
+    el(fp, "Suspend_Program_Time", 100000)
+    el(fp, "Die_No_Per_Chip", g["dies_per_chip"])
+    el(fp, "Plane_No_Per_Die", g["planes_per_die"])
+    el(fp, "Block_No_Per_Plane", g["blocks_per_plane"])
+    el(fp, "Page_No_Per_Block", g["pages_per_block"])
+    el(fp, "Page_Capacity", g["page_bytes"])
+    el(fp, "Page_Metadat_Capacity", 448)
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="us-ascii"?>\n' + ET.tostring(root, "unicode") + "\n"
+
+
+def mqsim_workload_xml(config: dict, trace: Path) -> str:
+    """One scenario, one trace-based flow over the whole SSD, data cache off."""
+    g = config["geometry"]
+    root = ET.Element("MQSim_IO_Scenarios")
+    flow = ET.SubElement(ET.SubElement(root, "IO_Scenario"), "IO_Flow_Parameter_Set_Trace_Based")
+    el(flow, "Priority_Class", "HIGH")
+    el(flow, "Device_Level_Data_Caching_Mode", "TURNED_OFF")
+    el(flow, "Channel_IDs", ",".join(str(i) for i in range(g["channels"])))
+    el(flow, "Chip_IDs", ",".join(str(i) for i in range(g["chips_per_channel"])))
+    el(flow, "Die_IDs", ",".join(str(i) for i in range(g["dies_per_chip"])))
+    el(flow, "Plane_IDs", ",".join(str(i) for i in range(g["planes_per_die"])))
+    el(flow, "Initial_Occupancy_Percentage", 0)
+    el(flow, "File_Path", trace)
+    el(flow, "Percentage_To_Be_Executed", 100)
+    el(flow, "Relay_Count", 1)
+    el(flow, "Time_Unit", "NANOSECOND")
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="us-ascii"?>\n' + ET.tostring(root, "unicode") + "\n"
+
+
+def run(cmd: list[str], log: Path) -> float:
+    started = time.monotonic()
+    with log.open("w") as out:
+        done = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(map(str, cmd))} failed ({done.returncode}); see {log}")
+    return time.monotonic() - started
+
+
+def make_trace(case: Case, flashlane: str, work: Path) -> Path:
+    trace = work / f"{case.name}.trace"
+    if case.spec is not None:
+        spec = work / f"{case.name}.spec.toml"
+        spec.write_text(case.spec)
+        run([flashlane, "gen", "--spec", str(spec), "--out", str(trace)], work / "gen.log")
+    else:
+        run(
+            [flashlane, "trace", "convert", "--to", "mqsim", str(REPO / case.trace), str(trace)],
+            work / "convert.log",
+        )
+    return trace
+
+
+def flashlane_figures(case: Case, flashlane: str, trace: Path, work: Path) -> dict:
+    out = work / f"{case.name}.flashlane.json"
+    cmd = [flashlane, "run", "--preset", "mqsim-default", "--trace", str(trace)]
+    cmd += ["--format", "mqsim", "--json", str(out)]
+    for key, value in case.overrides.items():
+        cmd += ["--set", f"{key}={value}"]
+    if not case.precondition:
+        cmd += ["--set", "precondition.write_trace_footprint=false"]
+    wall = run(cmd, work / f"{case.name}.flashlane.log")
+    s = json.loads(out.read_text())
+    fl = s["flash"]
+    lat = s["latency_us"]
+    all_programs = fl["programs"] + fl["copybacks"] + fl.get("mapping_programs", 0)
+    return {
+        "mean read us": lat["read"]["mean"] if lat["read"]["count"] else None,
+        "mean write us": lat["write"]["mean"] if lat["write"]["count"] else None,
+        "mean all us": lat["all"]["mean"],
+        "p99 read us": lat["read"]["p99"] if lat["read"]["count"] else None,
+        "p99 write us": lat["write"]["p99"] if lat["write"]["count"] else None,
+        "IOPS": s["throughput"]["iops"],
+        "flash reads": fl["reads"] + fl["copybacks"] + fl.get("mapping_reads", 0),
+        "flash programs": all_programs,
+        "flash erases": fl["erases"],
+        "mapping reads": fl.get("mapping_reads", 0),
+        "mapping programs": fl.get("mapping_programs", 0),
+        "mapping programs submitted": fl.get("mapping_programs", 0),
+        "host page programs": fl["programs"],
+        "WAF": all_programs / fl["programs"] if fl["programs"] else None,
+        "wall s": wall,
+    }
+
+
+def mqsim_figures(
+    case: Case, mqsim: str, trace: Path, work: Path, host_programs: int, reuse: bool
+) -> dict:
+    config = preset_config(case.overrides)
+    ssd = work / f"{case.name}.ssdconfig.xml"
+    wl = work / f"{case.name}.workload.xml"
+    ssd.write_text(mqsim_ssd_xml(config, case.precondition))
+    wl.write_text(mqsim_workload_xml(config, trace))
+    result = work / f"{case.name}.workload_scenario_1.xml"
+    wall = None
+    if not (reuse and result.exists()):
+        result.unlink(missing_ok=True)
+        wall = run([mqsim, "-i", str(ssd), "-w", str(wl)], work / f"{case.name}.mqsim.log")
+    if not result.exists():
+        raise SystemExit(f"MQSim wrote no {result}; see {work / (case.name + '.mqsim.log')}")
+    root = ET.parse(result).getroot()
+    flow = root.find(".//Host.IO_Flow")
+    ftl = root.find(".//SSDDevice.FTL")
+    if flow is None or ftl is None:
+        raise SystemExit(f"{result}: no Host.IO_Flow or SSDDevice.FTL element")
+
+    def num(node: ET.Element, attr: str) -> float:
+        # the FTL reports attributes, the IO flow child elements
+        value = node.get(attr)
+        if value is None and node.find(attr) is not None:
+            value = node.find(attr).text
+        if value is None:
+            raise SystemExit(f"{result}: {node.tag} has no attribute {attr}")
+        return float(value)
+
+    # Pages each TSU queue handed to the flash (its No_Of_Transactions_Dequeued, summed over
+    # chips): every page of a multi-plane command counts, and a transaction enqueued but never
+    # served does not (Issued_Flash_*_CMD count commands, a multi-plane one apart).
+    served: dict[str, int] = {}
+    for queue in root.iter():
+        kind = queue.tag.removeprefix("SSDDevice.TSU.")
+        if kind != queue.tag and queue.get("No_Of_Transactions_Dequeued") is not None:
+            served[kind] = served.get(kind, 0) + int(queue.get("No_Of_Transactions_Dequeued"))
+            key = kind + " enqueued"
+            served[key] = served.get(key, 0) + int(queue.get("No_Of_Transactions_Enqueued"))
+    if "User_Read_TR_Queue" not in served:
+        raise SystemExit(f"{result}: no SSDDevice.TSU.*_TR_Queue statistics")
+    programs = sum(served.get(q, 0) for q in ("User_Write_TR_Queue", "GC_Write_TR_Queue"))
+    programs += served.get("Mapping_Write_TR_Queue", 0)
+    return {
+        "mean read us": optional_us(flow, "End_to_End_Request_Delay_Read_ns"),
+        "mean write us": optional_us(flow, "End_to_End_Request_Delay_Write_ns"),
+        "mean all us": num(flow, "End_to_End_Request_Delay"),
+        "p99 read us": None,
+        "p99 write us": None,
+        "IOPS": num(flow, "IOPS"),
+        "flash reads": sum(
+            served.get(q, 0)
+            for q in ("User_Read_TR_Queue", "GC_Read_TR_Queue", "Mapping_Read_TR_Queue")
+        ),
+        "flash programs": programs,
+        "flash erases": served.get("GC_Erase_TR_Queue", 0),
+        "mapping reads": served.get("Mapping_Read_TR_Queue", 0),
+        "mapping programs": served.get("Mapping_Write_TR_Queue", 0),
+        "mapping programs submitted": served.get("Mapping_Write_TR_Queue enqueued", 0),
+        "host page programs": served.get("User_Write_TR_Queue", 0),
+        "WAF": programs / host_programs if host_programs else None,
+        "wall s": wall,
+    }
+
+
+def optional_us(flow: ET.Element, field_ns: str) -> float | None:
+    """A read or write mean that only a locally patched MQSim reports (docs/validation.md)."""
+    node = flow.find(field_ns)
+    value = flow.get(field_ns) if node is None else node.text
+    return None if value is None or float(value) == 0 else float(value) / 1000
+
+
+def fmt(value: float | None) -> str:
+    if value is None:
+        return "n/a"
+    if abs(value) >= 100:
+        return f"{value:,.0f}"
+    return f"{value:.2f}"
+
+
+def table(case: Case, ours: dict, theirs: dict) -> str:
+    lines = [
+        f"### {case.name}: {case.description}",
+        "",
+        "| figure | MQSim | flashlane | flashlane / MQSim |",
+        "|---|---:|---:|---:|",
+    ]
+    for key in ours:
+        a, b = theirs[key], ours[key]
+        ratio = f"{b / a:.2f}" if a and b is not None else "n/a"
+        lines.append(f"| {key} | {fmt(a)} | {fmt(b)} | {ratio} |")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mqsim", help="path to an MQSim binary (built from CMU-SAFARI/MQSim)")
+    parser.add_argument(
+        "--flashlane",
+        default=str(REPO / "target/release/flashlane"),
+        help="flashlane binary (default: target/release/flashlane)",
+    )
+    parser.add_argument("--quick", action="store_true", help="100 k / 200 k-request cases")
+    parser.add_argument(
+        "--cases", help="comma-separated subset of rand20,rand20-ideal,rand10,tpcc,websearch,gc"
+    )
+    parser.add_argument("--work-dir", help="keep traces, XMLs and results here")
+    parser.add_argument("--out", help="also write the Markdown table to this file")
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="take MQSim's results already in --work-dir instead of running it again",
+    )
+    args = parser.parse_args()
+
+    if not args.mqsim:
+        print(
+            "mqsim_validate: skipped: no MQSim binary given (--mqsim PATH); "
+            "build CMU-SAFARI/MQSim with `make` and pass its MQSim binary",
+            file=sys.stderr,
+        )
+        return 0
+    mqsim = shutil.which(args.mqsim) or args.mqsim
+    if not Path(mqsim).is_file():
+        raise SystemExit(f"mqsim_validate: --mqsim {args.mqsim}: no such file")
+    flashlane = shutil.which(args.flashlane) or args.flashlane
+    if not Path(flashlane).is_file():
+        raise SystemExit(
+            f"mqsim_validate: --flashlane {args.flashlane}: no such file "
+            "(cargo build --release -p flashlane-cli)"
+        )
+    selected = cases(args.quick)
+    if args.cases:
+        wanted = args.cases.split(",")
+        unknown = set(wanted) - {c.name for c in selected}
+        if unknown:
+            raise SystemExit(f"mqsim_validate: unknown case(s) {', '.join(sorted(unknown))}")
+        selected = [c for c in selected if c.name in wanted]
+    work = Path(args.work_dir or tempfile.mkdtemp(prefix="mqsim-validate-")).resolve()
+    work.mkdir(parents=True, exist_ok=True)
+
+    report = []
+    for case in selected:
+        print(f"mqsim_validate: {case.name} ...", file=sys.stderr, flush=True)
+        trace = make_trace(case, flashlane, work)
+        ours = flashlane_figures(case, flashlane, trace, work)
+        theirs = mqsim_figures(case, mqsim, trace, work, ours["host page programs"], args.reuse)
+        report.append(table(case, ours, theirs))
+        print(report[-1], flush=True)
+    if args.out:
+        Path(args.out).write_text("\n".join(report))
+    print(f"mqsim_validate: work files in {work}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
