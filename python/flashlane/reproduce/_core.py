@@ -98,10 +98,10 @@ class Claim:
 
     def paper_text(self) -> str:
         if self.kind == "at_most":
-            return f"<= {self.paper_high:g} {self.unit}"
+            return f"<= {self.paper_high:.3g} {self.unit}"
         if self.paper_low == self.paper_high:
-            return f"{self.paper_low:+g} {self.unit}"
-        return f"{self.paper_low:+g} .. {self.paper_high:+g} {self.unit}"
+            return f"{self.paper_low:+.3g} {self.unit}"
+        return f"{self.paper_low:+.3g} .. {self.paper_high:+.3g} {self.unit}"
 
     def ours_text(self) -> str:
         if self.ours is None:
