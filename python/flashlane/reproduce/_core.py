@@ -116,7 +116,8 @@ class Claim:
         if self.kind == "at_most":
             return "agree" if self.ours <= self.paper_high else "disagree"
         sign = 1.0 if self.paper_high > 0 or self.paper_low > 0 else -1.0
-        if self.ours * sign <= 0:
+        # Zero as shown (one decimal): a change too small to print has no direction.
+        if round(self.ours, 1) * sign <= 0:
             return "disagree"
         low, high = sorted((abs(self.paper_low), abs(self.paper_high)))
         if low / 2 <= abs(self.ours) <= 2 * high:
@@ -127,7 +128,8 @@ class Claim:
 VERDICT_RULE = (
     "A number (a relative change or a value) agrees when ours has the paper's sign and lies "
     "between half the paper's lower bound and twice its upper bound in magnitude; "
-    "'direction' when only the sign agrees; 'disagree' when the sign differs or ours is zero. "
+    "'direction' when only the sign agrees; 'disagree' when the sign differs or ours is zero "
+    "(below 0.05 in the claim's unit). "
     "An upper bound agrees when ours is at most the bound."
 )
 
