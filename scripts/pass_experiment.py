@@ -38,6 +38,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+try:
+    # One writer of workload specs (flashlane reproduce pass uses the same).
+    from flashlane.reproduce.pass_ import spec_text
+except ImportError as e:
+    sys.exit(f"pass_experiment.py needs the flashlane package (pip install .): {e}")
+
 REPO = Path(__file__).resolve().parent.parent
 SCHEDULERS = ["noop", "deadline", "cfq", "anticipatory", "pass"]
 NAMES = {
@@ -129,28 +135,6 @@ class Workload:
                 stream_count=threads,
             )
         ]
-
-
-def spec_text(
-    label: str,
-    requests: int,
-    read_fraction: float,
-    size_bytes: int,
-    span_bytes: int,
-    seed: int,
-    arrival: str,
-    stream_count: int,
-) -> str:
-    return (
-        f"label = {json.dumps(label)}\n"
-        f"requests = {requests}\n"
-        f"read_fraction = {read_fraction}\n"
-        f"seed = {seed}\n"
-        f"stream_count = {stream_count}\n"
-        f"[arrival]\n{arrival}\n"
-        f'[size]\nkind = "fixed"\nbytes = {size_bytes}\n'
-        f'[address]\nkind = "uniform"\nspan_bytes = {span_bytes}\nalign_bytes = {size_bytes}\n'
-    )
 
 
 MULTITHREADED = Workload(

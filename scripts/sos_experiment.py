@@ -27,29 +27,14 @@ import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-TRACES = {
-    "Financial1": REPO / "traces/financial1-head.spc",
-    "WebSearch": REPO / "traces/websearch-small.mqsim",
-}
-CONFIGS = {
-    "IOS": ["device.scheduler.kind=in_order"],
-    "HOS": ["device.scheduler.kind=out_of_order"],
-    "SOS(QSL)": [
-        "device.scheduler.kind=sos",
-        "device.scheduler.queue_size_leveller=true",
-        "device.scheduler.write_hit_manager=false",
-    ],
-    "SOS(WHM)": [
-        "device.scheduler.kind=sos",
-        "device.scheduler.queue_size_leveller=false",
-        "device.scheduler.write_hit_manager=true",
-    ],
-    "SOS": [
-        "device.scheduler.kind=sos",
-        "device.scheduler.queue_size_leveller=true",
-        "device.scheduler.write_hit_manager=true",
-    ],
-}
+try:
+    # The experiment set lives in the package (flashlane reproduce sos uses the same).
+    from flashlane.reproduce.sos import CONFIGS
+    from flashlane.reproduce.sos import TRACES as TRACE_FILES
+except ImportError as e:
+    sys.exit(f"sos_experiment.py needs the flashlane package (pip install .): {e}")
+
+TRACES = {workload: REPO / "traces" / name for workload, name in TRACE_FILES.items()}
 # 512 pages of 2 KiB: our choice (the paper gives no size); flushing starts above half full.
 BUFFER_BYTES = 1 << 20
 BUFFERS = [0, BUFFER_BYTES]

@@ -37,6 +37,7 @@ import csv
 import json
 import math
 import subprocess
+import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -55,27 +56,11 @@ NAMES = {
     "venice16": "Venice, 16 FCs (not in paper)",
     "ideal": "Ideal",
 }
-PROFILES = [
-    "hm_0",
-    "mds_0",
-    "proj_3",
-    "prxy_0",
-    "rsrch_0",
-    "src1_0",
-    "src2_1",
-    "usr_0",
-    "wdev_0",
-    "web_1",
-    "YCSB_B",
-    "YCSB_D",
-    "jenkins",
-    "postgres",
-    "LUN0",
-    "LUN2",
-    "LUN3",
-    "ssd-00",
-    "ssd-10",
-]
+try:
+    # The Table 2 stand-ins are the package's set (flashlane reproduce venice uses the same).
+    from flashlane.reproduce.venice import PROFILES
+except ImportError as e:
+    sys.exit(f"venice_experiment.py needs the flashlane package (pip install .): {e}")
 QUICK_PROFILES = ["hm_0", "proj_3", "src2_1", "YCSB_B", "ssd-00", "ssd-10"]
 REAL_TRACES = ["traces/tpcc-small.mqsim", "traces/websearch-small.mqsim"]
 PRESETS = ["venice-perf", "venice-cost"]

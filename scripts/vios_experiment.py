@@ -47,13 +47,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from piq_experiment import PLATFORMS as PIQ_PLATFORMS
 
 REPO = Path(__file__).resolve().parent.parent
-TRACES = [
-    ("financial1-head.spc", "spc"),
-    ("msnfs-30s.msr.csv.gz", "msr"),
-    ("tpcc-small.mqsim", "mqsim"),
-    ("ycsb-a-rocksdb.blkparse.gz", "blkparse"),
-    ("websearch-small.mqsim", "mqsim"),
-]
+try:
+    # The bundled traces are the package's set (flashlane reproduce vios uses the same).
+    from flashlane.reproduce.vios import TRACES
+except ImportError as e:
+    sys.exit(f"vios_experiment.py needs the flashlane package (pip install .): {e}")
 # VIOS Table 1: trace -> (read I/Os, write I/Os, ConflictsRatio % under NOOP at 12K).
 TABLE_1 = {
     "prn": (61422, 438578, 59.89),
