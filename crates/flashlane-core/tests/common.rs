@@ -8,6 +8,7 @@ use flashlane_core::config::Config;
 use flashlane_core::stats::Summary;
 use flashlane_core::trace::TraceFormat;
 use flashlane_core::RunSpec;
+use rand::{Rng, SeedableRng};
 
 /// (time ns, byte offset, bytes, is_read)
 pub type Req = (u64, u64, u64, bool);
@@ -48,4 +49,43 @@ pub fn run(config: Config, name: &str, requests: &[Req]) -> Summary {
     let summary = flashlane_core::run(&spec(config, path.clone())).unwrap();
     let _ = std::fs::remove_file(path);
     summary
+}
+
+/// A small `sos` drive so garbage collection runs within a few thousand writes.
+pub fn sos_small_drive(extra: &[(&str, &str)]) -> Config {
+    let mut overrides = vec![
+        ("geometry.channels", "2"),
+        ("geometry.chips_per_channel", "2"),
+        ("geometry.dies_per_chip", "1"),
+        ("geometry.planes_per_die", "2"),
+        ("geometry.blocks_per_plane", "32"),
+        ("geometry.pages_per_block", "16"),
+        ("geometry.page_bytes", "4096"),
+        ("ftl.overprovisioning_fraction", "0.2"),
+        ("ftl.gc_threshold_fraction", "0.1"),
+        ("device.scheduler.kind", "sos"),
+    ];
+    overrides.extend_from_slice(extra);
+    preset("mqsim-default", &overrides)
+}
+
+/// Random requests over `span_bytes`, up to `gap_ns` apart (a small span makes overwrites meet their queued
+/// predecessors).
+pub fn random_requests(
+    seed: u64,
+    n: usize,
+    span_bytes: u64,
+    read_share: f64,
+    gap_ns: u64,
+) -> Vec<Req> {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let mut t = 0;
+    (0..n)
+        .map(|_| {
+            t += rng.random_range(0..gap_ns);
+            let pages = rng.random_range(1..=4u64);
+            let offset = rng.random_range(0..span_bytes / 4096 - pages) * 4096;
+            (t, offset, pages * 4096, rng.random_bool(read_share))
+        })
+        .collect()
 }

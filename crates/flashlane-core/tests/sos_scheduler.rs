@@ -3,43 +3,8 @@
 
 mod common;
 
-use common::{mqsim_trace, preset, run, spec, Req};
-use flashlane_core::config::Config;
+use common::{mqsim_trace, random_requests, run, sos_small_drive as small_drive, spec};
 use proptest::prelude::*;
-use rand::{Rng, SeedableRng};
-
-/// A small drive so garbage collection runs within a few thousand writes.
-fn small_drive(extra: &[(&str, &str)]) -> Config {
-    let mut overrides = vec![
-        ("geometry.channels", "2"),
-        ("geometry.chips_per_channel", "2"),
-        ("geometry.dies_per_chip", "1"),
-        ("geometry.planes_per_die", "2"),
-        ("geometry.blocks_per_plane", "32"),
-        ("geometry.pages_per_block", "16"),
-        ("geometry.page_bytes", "4096"),
-        ("ftl.overprovisioning_fraction", "0.2"),
-        ("ftl.gc_threshold_fraction", "0.1"),
-        ("device.scheduler.kind", "sos"),
-    ];
-    overrides.extend_from_slice(extra);
-    preset("mqsim-default", &overrides)
-}
-
-/// Random requests over `span_bytes`, up to `gap_ns` apart (a small span makes overwrites meet their queued
-/// predecessors).
-fn random_requests(seed: u64, n: usize, span_bytes: u64, read_share: f64, gap_ns: u64) -> Vec<Req> {
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-    let mut t = 0;
-    (0..n)
-        .map(|_| {
-            t += rng.random_range(0..gap_ns);
-            let pages = rng.random_range(1..=4u64);
-            let offset = rng.random_range(0..span_bytes / 4096 - pages) * 4096;
-            (t, offset, pages * 4096, rng.random_bool(read_share))
-        })
-        .collect()
-}
 
 fn switches(qsl: bool, whm: bool) -> [(&'static str, &'static str); 2] {
     let b = |x: bool| if x { "true" } else { "false" };

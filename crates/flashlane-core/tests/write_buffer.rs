@@ -3,10 +3,9 @@
 
 mod common;
 
-use common::{mqsim_trace, preset, run, spec, Req};
+use common::{mqsim_trace, preset, random_requests, run, sos_small_drive, spec};
 use flashlane_core::config::Config;
 use proptest::prelude::*;
-use rand::{Rng, SeedableRng};
 
 const CMD: f64 = 21.0;
 const T_R: f64 = 75_000.0;
@@ -125,37 +124,14 @@ fn a_buffer_smaller_than_a_page_is_refused_with_the_key_named() {
     assert!(err.contains("device.write_buffer_bytes"), "{err}");
 }
 
-/// A small drive so garbage collection runs within a few thousand writes.
+/// The SOS test drive with QSL and WHM on (GC within a few thousand writes).
 fn small_drive(extra: &[(&str, &str)]) -> Config {
     let mut overrides = vec![
-        ("geometry.channels", "2"),
-        ("geometry.chips_per_channel", "2"),
-        ("geometry.dies_per_chip", "1"),
-        ("geometry.planes_per_die", "2"),
-        ("geometry.blocks_per_plane", "32"),
-        ("geometry.pages_per_block", "16"),
-        ("geometry.page_bytes", "4096"),
-        ("ftl.overprovisioning_fraction", "0.2"),
-        ("ftl.gc_threshold_fraction", "0.1"),
-        ("device.scheduler.kind", "sos"),
         ("device.scheduler.queue_size_leveller", "true"),
         ("device.scheduler.write_hit_manager", "true"),
     ];
     overrides.extend_from_slice(extra);
-    preset("mqsim-default", &overrides)
-}
-
-fn random_requests(seed: u64, n: usize, span_bytes: u64, read_share: f64, gap_ns: u64) -> Vec<Req> {
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-    let mut t = 0;
-    (0..n)
-        .map(|_| {
-            t += rng.random_range(0..gap_ns);
-            let pages = rng.random_range(1..=4u64);
-            let offset = rng.random_range(0..span_bytes / 4096 - pages) * 4096;
-            (t, offset, pages * 4096, rng.random_bool(read_share))
-        })
-        .collect()
+    sos_small_drive(&overrides)
 }
 
 #[test]
