@@ -40,7 +40,7 @@ from pathlib import Path
 
 try:
     # One writer of workload specs (flashlane reproduce pass uses the same).
-    from flashlane.reproduce.pass_ import spec_text
+    from flashlane.reproduce.pass_ import PAPER_TABLE2, spec_text
 except ImportError as e:
     sys.exit(f"pass_experiment.py needs the flashlane package (pip install .): {e}")
 
@@ -71,15 +71,6 @@ CONCATENATED = (
 # Sec. 4.5 runs: (threads, device queue depth).
 ERASE_CONFIGS = [(64, 31), (16, 1)]
 
-# Table 2 of the paper (MB/s; IOPS as printed: Noop's and CFQ's "3.74" and "3.64" are printed
-# without the thousands and are read as 3740 and 3640 IOPS).
-PAPER_TABLE2 = {
-    "noop": (6.06, 5.95, 12.01, 3740),
-    "cfq": (5.87, 5.84, 11.71, 3640),
-    "deadline": (6.07, 6.04, 12.12, 3103),
-    "anticipatory": (5.93, 5.90, 11.84, 3072),
-    "pass": (7.02, 7.05, 14.07, 3190),
-}
 # Sec. 4.5: Complex erases of PASS as a share of each other scheduler's.
 PAPER_COMPLEX_ERASE_SHARE = {"noop": 0.65, "deadline": 0.58, "cfq": 0.58, "anticipatory": 0.55}
 # Table 3: write amplification relative to Noop (File I/O, Simple OLTP, Complex OLTP).

@@ -49,7 +49,7 @@ from piq_experiment import PLATFORMS as PIQ_PLATFORMS
 REPO = Path(__file__).resolve().parent.parent
 try:
     # The bundled traces are the package's set (flashlane reproduce vios uses the same).
-    from flashlane.reproduce.vios import TRACES
+    from flashlane.reproduce.vios import CONFIGS, STAGES, TRACES
 except ImportError as e:
     sys.exit(f"vios_experiment.py needs the flashlane package (pip install .): {e}")
 # VIOS Table 1: trace -> (read I/Os, write I/Os, ConflictsRatio % under NOOP at 12K).
@@ -70,13 +70,6 @@ TABLE_1 = {
 STAND_INS = [f"vios_{t}" for t in TABLE_1]
 QUICK_TRACES = TRACES[:2]
 QUICK_STAND_INS = ["vios_src"]
-STAGES = [6000, 9000, 12000, 15000]
-CONFIGS = {
-    "noop": ["host.scheduler.kind=noop"],
-    "piq": ["host.scheduler.kind=piq"],
-    "vios-": ["host.scheduler.kind=vios"],
-    "vios": ["host.scheduler.kind=vios", "ftl.block_choice=fastest_for_conflicts"],
-}
 PLATFORMS = {
     "ssdsim": ["device.scheduler.kind=ssdsim", *PIQ_PLATFORMS["host_queue"]],
     "ssdsim_shared": ["device.scheduler.kind=ssdsim", *PIQ_PLATFORMS["shared_queue"]],
