@@ -39,6 +39,11 @@ def test_outputs_of_every_paper(quick_all: tuple[Path, dict]) -> None:
     out, result = quick_all
     papers = {key.split("-")[0] for key in result["figures"]}
     assert papers == {"piq", "pass", "vios", "sos", "venice"}
+    # The figures the scripts alone drew before: PASS's thread sweeps, VIOS's Table 1
+    # stand-ins, Venice's mixes and energy.
+    added = ["pass-fig9", "pass-fig10a", "pass-fig10b", "vios-table1", "venice-fig12"]
+    for key in [*added, "venice-fig14"]:
+        assert key in result["figures"], key
     for key in result["figures"]:
         assert (out / f"{key}.png").stat().st_size > 1000
         assert (out / f"{key}.svg").read_text().lstrip().startswith("<?xml")
