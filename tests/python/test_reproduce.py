@@ -198,13 +198,10 @@ def test_report_command_gives_the_engine_summary(
         capture_output=True,
     )
     cli = json.loads(summary_path.read_text())
-    [engine_json] = [
-        path
-        for path in (out / "runs" / paper).glob("*.json")
-        if json.loads(path.read_text())["config"] == cli["config"]
-        and json.loads(path.read_text())["run"] == cli["run"]
-    ]
-    engine = json.loads(engine_json.read_text())
+    # The row's point, rebuilt from its columns, names the summary the engine wrote.
+    tags = tuple(tuple(t.split("=", 1)) for t in row["tags"].split(";") if t)
+    point = Point(paper, row["figure"], row["workload"], row["configuration"], (), tags)
+    engine = json.loads((out / "runs" / paper / f"{point.file_stem()}.json").read_text())
     assert comparable(cli) == comparable(engine)
     assert len(cli["sources"]) == len(engine["sources"])
 
