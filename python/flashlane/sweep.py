@@ -22,7 +22,7 @@ import multiprocessing
 import os
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Any
 
 from flashlane import _native
@@ -286,7 +286,9 @@ def _run_pool(
         pending = set(futures)
         done_count = 0
         while pending:
-            done, pending = wait(pending, return_when=FIRST_EXCEPTION)
+            # FIRST_COMPLETED, not FIRST_EXCEPTION: the latter returns only once every run has
+            # finished when none fails, so progress would come all at once at the end.
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
             for future in done:
                 index = futures[future]
                 error = future.exception()
