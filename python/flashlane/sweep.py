@@ -22,7 +22,7 @@ import multiprocessing
 import os
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Any
 
 from flashlane import _native
@@ -80,6 +80,9 @@ ADDRESS_POLICIES = ("strict", "fold", "remap")
 WALL_CLOCK_COLUMNS = ("engine.wall_s", "engine.requests_per_s", "precondition.wall_s")
 
 Progress = Callable[[int, int], None]
+#: ``point_progress(done, total, index)``: as :data:`Progress`, with the index of the point
+#: that just finished.
+PointProgress = Callable[[int, int, int], None]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -256,7 +259,9 @@ def _run_point(point: dict[str, Any]) -> dict[str, Any]:
 # Executors.
 
 
-def _run_serial(points: list[dict[str, Any]], progress: Progress | None) -> list[dict[str, Any]]:
+def _run_serial(
+    points: list[dict[str, Any]], progress: PointProgress | None
+) -> list[dict[str, Any]]:
     results = []
     for index, point in enumerate(points):
         try:
@@ -265,12 +270,12 @@ def _run_serial(points: list[dict[str, Any]], progress: Progress | None) -> list
             error.add_note(f"in sweep point {index}: {_describe(point)}")
             raise
         if progress is not None:
-            progress(index + 1, len(points))
+            progress(index + 1, len(points), index)
     return results
 
 
 def _run_pool(
-    points: list[dict[str, Any]], jobs: int, progress: Progress | None
+    points: list[dict[str, Any]], jobs: int, progress: PointProgress | None
 ) -> list[dict[str, Any]]:
     results: list[dict[str, Any] | None] = [None] * len(points)
     # spawn, not fork: the caller may hold threads (polars, a Dask client) that fork would
@@ -281,7 +286,9 @@ def _run_pool(
         pending = set(futures)
         done_count = 0
         while pending:
-            done, pending = wait(pending, return_when=FIRST_EXCEPTION)
+            # FIRST_COMPLETED, not FIRST_EXCEPTION: the latter returns only once every run has
+            # finished when none fails, so progress would come all at once at the end.
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
             for future in done:
                 index = futures[future]
                 error = future.exception()
@@ -292,13 +299,13 @@ def _run_pool(
                     raise error
                 results[index] = future.result()
                 done_count += 1
-            if progress is not None:
-                progress(done_count, len(points))
+                if progress is not None:
+                    progress(done_count, len(points), index)
     return [r for r in results if r is not None]
 
 
 def _run_dask(
-    points: list[dict[str, Any]], client: Any, progress: Progress | None
+    points: list[dict[str, Any]], client: Any, progress: PointProgress | None
 ) -> list[dict[str, Any]]:
     try:
         from distributed import as_completed
@@ -319,7 +326,7 @@ def _run_dask(
                 error.add_note(f"in sweep point {index}: {_describe(points[index])}")
                 raise
             if progress is not None:
-                progress(done_count, len(points))
+                progress(done_count, len(points), index)
     except BaseException:
         client.cancel(futures)
         raise
@@ -350,6 +357,7 @@ def run_points(
     client: Any = None,
     jobs: int | None = None,
     progress: Progress | None = None,
+    point_progress: PointProgress | None = None,
 ) -> list[dict[str, Any]]:
     """Run every point; return one result per point, in the order of ``points``.
 
@@ -391,6 +399,10 @@ def run_points(
         points one after another in this process, without a pool.
     progress
         ``None`` or a callable ``progress(done, total)`` called as runs finish.
+    point_progress
+        ``None`` or a callable ``point_progress(done, total, index)``, called as each run
+        finishes with the index (in ``points``) of that run; ``flashlane reproduce`` names
+        the run in its progress lines with it.
 
     Every point is checked before the first run starts (:func:`validate_points`): an unknown
     key, a bad override or an unreadable trace raises ``ValueError`` naming the point and the
@@ -400,16 +412,23 @@ def run_points(
     normalized = validate_points(points)
     if not normalized:
         return []
+
+    def report(done: int, total: int, index: int) -> None:
+        if progress is not None:
+            progress(done, total)
+        if point_progress is not None:
+            point_progress(done, total, index)
+
     if client is not None:
-        return _run_dask(normalized, client, progress)
+        return _run_dask(normalized, client, report)
     if jobs is None:
         jobs = os.cpu_count() or 1
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"jobs must be a positive int or None, not {jobs!r}")
     jobs = min(jobs, len(normalized))
     if jobs == 1:
-        return _run_serial(normalized, progress)
-    return _run_pool(normalized, jobs, progress)
+        return _run_serial(normalized, report)
+    return _run_pool(normalized, jobs, report)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 """flashlane.reproduce: the report of `reproduce all --quick` in headless Chromium, CSV
-determinism, and errors before any run starts."""
+determinism (local pool and Dask LocalCluster), the report's commands against the engine's
+runs, the translation of a point's CLI flags, and errors before any run starts."""
 
 from __future__ import annotations
 
@@ -12,13 +13,15 @@ from pathlib import Path
 
 import pytest
 
+import flashlane.reproduce.piq
 from flashlane.reproduce import ReproduceError, reproduce
+from flashlane.reproduce._core import WALL_CLOCK_KEYS, Point, engine_point, flatten
 
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "test-artifacts"
 TRACES = REPO / "traces"
 
-pytestmark = pytest.mark.skipif(
+needs_cli = pytest.mark.skipif(
     not os.environ.get("FLASHLANE_BIN"),
     reason="needs the release CLI: set FLASHLANE_BIN (./scripts/test.sh does)",
 )
@@ -36,6 +39,11 @@ def test_outputs_of_every_paper(quick_all: tuple[Path, dict]) -> None:
     out, result = quick_all
     papers = {key.split("-")[0] for key in result["figures"]}
     assert papers == {"piq", "pass", "vios", "sos", "venice"}
+    # The figures the scripts alone drew before: PASS's thread sweeps, VIOS's Table 1
+    # stand-ins, Venice's mixes and energy.
+    added = ["pass-fig9", "pass-fig10a", "pass-fig10b", "vios-table1", "venice-fig12"]
+    for key in [*added, "venice-fig14"]:
+        assert key in result["figures"], key
     for key in result["figures"]:
         assert (out / f"{key}.png").stat().st_size > 1000
         assert (out / f"{key}.svg").read_text().lstrip().startswith("<?xml")
@@ -134,13 +142,158 @@ def test_report_renders_in_headless_chromium(quick_all: tuple[Path, dict]) -> No
     assert shot.stat().st_size > 10_000
 
 
-def test_piq_csv_is_byte_identical(quick_all: tuple[Path, dict], tmp_path: Path) -> None:
-    """A second `reproduce piq --quick` writes the bytes the first (inside `all`) wrote."""
+def test_piq_csv_is_byte_identical_on_a_dask_localcluster(
+    quick_all: tuple[Path, dict], tmp_path: Path
+) -> None:
+    """A second `reproduce piq --quick`, on a Dask LocalCluster, writes the bytes the first
+    (inside `all`, on the local process pool) wrote."""
+    distributed = pytest.importorskip(
+        "distributed", reason="distributed is not installed (pip install flashlane[dask])"
+    )
     out, _ = quick_all
-    reproduce("piq", tmp_path / "piq", quick=True, traces=TRACES)
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        reproduce("piq", tmp_path / "piq", quick=True, traces=TRACES, client=client)
     again = (tmp_path / "piq" / "runs.csv").read_bytes()
     assert again == (tmp_path / "piq" / "runs" / "piq.csv").read_bytes()
     assert again == (out / "runs" / "piq.csv").read_bytes()
+
+
+def comparable(summary: dict) -> dict:
+    """The summary's figures without the wall clock and the input's name (the report's command
+    names a trace relative to the repository and a spec by its file; the engine names them by
+    absolute path and by label)."""
+    return {
+        k: v
+        for k, v in flatten(summary).items()
+        if not k.startswith(WALL_CLOCK_KEYS) and k not in ("trace.path", "sources")
+    }
+
+
+@needs_cli
+@pytest.mark.parametrize("paper", ["pass", "sos"])
+def test_report_command_gives_the_engine_summary(
+    quick_all: tuple[Path, dict], tmp_path: Path, paper: str
+) -> None:
+    """The command runs.csv (and the report) shows for a run, typed into a shell at the
+    repository's root, gives the summary the engine gave (PASS: --synthetic specs and
+    --closed-loop; SOS: a trace with --remap-addresses)."""
+    import csv
+
+    out, _ = quick_all
+    with (out / "runs" / f"{paper}.csv").open() as f:
+        row = next(csv.DictReader(f))
+    assert row["command"].startswith("flashlane run ")
+    binary = Path(os.environ["FLASHLANE_BIN"]).resolve()
+    summary_path = tmp_path / "cli.json"
+    subprocess.run(
+        ["bash", "-c", f"{row['command']} --json {summary_path}"],
+        cwd=REPO,
+        env={**os.environ, "OUT": str(out), "PATH": f"{binary.parent}:{os.environ['PATH']}"},
+        check=True,
+        capture_output=True,
+    )
+    cli = json.loads(summary_path.read_text())
+    # The row's point, rebuilt from its columns, names the summary the engine wrote.
+    tags = tuple(tuple(t.split("=", 1)) for t in row["tags"].split(";") if t)
+    point = Point(paper, row["figure"], row["workload"], row["configuration"], (), tags)
+    engine = json.loads((out / "runs" / paper / f"{point.file_stem()}.json").read_text())
+    assert comparable(cli) == comparable(engine)
+    assert len(cli["sources"]) == len(engine["sources"])
+
+
+def test_engine_point_translates_every_flag(tmp_path: Path) -> None:
+    spec = 'label = "x"\nrequests = 5\n[arrival]\nkind = "closed_loop"\nqueue_depth_requests = 2\n'
+    point = Point(
+        "p",
+        "f",
+        "w",
+        "c",
+        (
+            "--preset",
+            "ssdsim-mlc-8x8",
+            "--trace",
+            "{traces}/t.mqsim",
+            "--format",
+            "mqsim",
+            "--profile",
+            "hm_0",
+            "--synthetic",
+            "{work}/s.toml",
+            "--set",
+            "host.queue_length_requests=64",
+            "--set",
+            'ftl.allocation={kind="static"}',
+            "--set",
+            "host.queue_length_requests=1",
+            "--remap-addresses",
+            "--closed-loop",
+            "4",
+            "--max-requests",
+            "10",
+            "--warmup-requests",
+            "2",
+            "--seed",
+            "3",
+            "--time-scale",
+            "0.5",
+            "--check-integrity",
+        ),
+        files=(("s.toml", spec),),
+    )
+    assert engine_point(point, tmp_path) == {
+        "preset": "ssdsim-mlc-8x8",
+        "trace": f"{tmp_path}/t.mqsim",
+        "trace_format": "mqsim",
+        # The last --set of a key wins, as on the command line.
+        "overrides": {"host.queue_length_requests": "1", "ftl.allocation": '{kind="static"}'},
+        "workload": [
+            "hm_0",
+            {
+                "label": "x",
+                "requests": 5,
+                "arrival": {"kind": "closed_loop", "queue_depth_requests": 2},
+            },
+        ],
+        "addresses": "remap",
+        "closed_loop_requests": 4,
+        "max_requests": 10,
+        "warmup_requests": 2,
+        "seed": 3,
+        "time_scale": 0.5,
+        "check_integrity": True,
+    }
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--preset", "x", "--fold-adresses"), r"flag '--fold-adresses' is not one the engine"),
+        (("--preset", "x", "--max-requests"), r"--max-requests needs a value"),
+        (("--preset", "x", "--max-requests", "ten"), r"'ten': expected a whole number"),
+        (("--preset", "x", "--set", "novalue"), r"--set 'novalue': expected KEY=VALUE"),
+        (("--preset", "x", "--trace", "a", "--trace", "b"), r"--trace given twice"),
+        (("--preset", "x", "--synthetic", "{work}/missing.toml"), r"not one of the point's"),
+    ],
+)
+def test_engine_point_rejects_what_it_cannot_run(args: tuple, message: str) -> None:
+    with pytest.raises(ReproduceError, match=rf"^p f w c: .*{message}"):
+        engine_point(Point("p", "f", "w", "c", args), TRACES)
+
+
+def test_unknown_flag_in_a_point_fails_before_any_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    good = flashlane.reproduce.piq.points(True)
+    bad = Point("piq", "fig8", "w", "c", (*good[0].args, "--no-such-flag"))
+    monkeypatch.setattr(flashlane.reproduce.piq, "points", lambda quick: [*good, bad])
+    with pytest.raises(ReproduceError, match=r"piq fig8 w c: flag '--no-such-flag'"):
+        reproduce("piq", tmp_path / "out", quick=True, traces=TRACES)
+    assert not (tmp_path / "out").exists()
 
 
 def test_unknown_paper_fails_before_any_run(tmp_path: Path) -> None:
@@ -158,6 +311,7 @@ def test_unwritable_out_fails_before_any_run(tmp_path: Path) -> None:
         reproduce("sos", blocker, quick=True, traces=TRACES)
 
 
+@needs_cli
 def test_cli_forwards_and_reports_errors(tmp_path: Path) -> None:
     binary = os.environ["FLASHLANE_BIN"]
     done = subprocess.run(

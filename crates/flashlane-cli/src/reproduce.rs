@@ -47,14 +47,10 @@ pub fn run(args: ReproduceArgs) -> Result<u8, Error> {
                 .unwrap_or("")
         )));
     }
+    // The runs go through the package's engine (flashlane.sweep, the simulator in-process
+    // through its native module), not through this binary.
     let mut command = Command::new(&python);
     command.args(["-m", "flashlane.reproduce"]).args(&args.args);
-    // The runs use this very binary unless the caller chose another.
-    if std::env::var_os("FLASHLANE_BIN").is_none() {
-        if let Ok(me) = std::env::current_exe() {
-            command.env("FLASHLANE_BIN", me);
-        }
-    }
     let status = command
         .status()
         .map_err(|e| Error::Config(format!("cannot start {shown}: {e}")))?;

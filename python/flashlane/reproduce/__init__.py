@@ -23,7 +23,6 @@ from flashlane.reproduce._core import (
     Point,
     ReproduceError,
     Run,
-    find_flashlane,
     find_traces,
     plain_progress,
     run_points,
@@ -82,15 +81,22 @@ def reproduce(
     *,
     quick: bool = False,
     jobs: int | None = None,
+    client: Any = None,
     traces: str | os.PathLike[str] | None = None,
     command: str | None = None,
 ) -> dict[str, Any]:
     """Run one paper's experiment set (or ``"all"``) and write its CSV, summaries, figures and
     report into `out`. Returns ``{"runs": n, "figures": [...], "verdicts": {...}}``.
 
-    Everything that can be wrong with the inputs (unknown paper, unwritable `out`, no
-    simulator binary, no traces folder) raises :class:`ReproduceError` before any run starts;
-    a failing run removes the output folder when this call created it."""
+    The runs go through :func:`flashlane.sweep.run_points`, the engine of
+    :func:`flashlane.sweep`: a local process pool of `jobs` workers (default 2; 1 runs them in
+    this process), or, given a Dask ``distributed.Client`` as `client`, that cluster (its
+    workers must see the traces folder at the same path). The results do not depend on where
+    the runs go.
+
+    Everything that can be wrong with the inputs (unknown paper, unwritable `out`, no traces
+    folder, a run the engine cannot take) raises :class:`ReproduceError` before any run
+    starts; a failing run removes the output folder when this call created it."""
     names = list(PAPERS) if paper == "all" else [paper]
     modules = [paper_module(name) for name in names]
     try:
@@ -99,7 +105,6 @@ def reproduce(
         raise ReproduceError(
             'the figures need matplotlib: pip install "flashlane[reproduce]"'
         ) from None
-    flashlane = find_flashlane()
     trace_dir = find_traces(traces)
     out_dir, created = _prepare_out(Path(out))
     jobs = jobs or min(2, os.cpu_count() or 1)
@@ -107,7 +112,7 @@ def reproduce(
         f"flashlane reproduce {paper}" + (" --quick" if quick else "") + f" --out {out}"
     )
     try:
-        return _reproduce(names, modules, out_dir, quick, jobs, trace_dir, flashlane, command)
+        return _reproduce(names, modules, out_dir, quick, jobs, client, trace_dir, command)
     except BaseException:
         if created:
             shutil.rmtree(out_dir, ignore_errors=True)
@@ -120,8 +125,8 @@ def _reproduce(
     out: Path,
     quick: bool,
     jobs: int,
+    client: Any,
     traces: Path,
-    flashlane: str,
     command: str,
 ) -> dict[str, Any]:
     from flashlane.reproduce._report import draw, render_html, write_figure_files
@@ -129,9 +134,7 @@ def _reproduce(
     points = [p for module in modules for p in module.points(quick)]
     update, close = _progress(len(points))
     try:
-        summaries = run_points(
-            points, flashlane=flashlane, traces=traces, jobs=jobs, progress=update
-        )
+        summaries = run_points(points, traces=traces, jobs=jobs, client=client, progress=update)
     finally:
         close()
     runs = [Run(p, s) for p, s in zip(points, summaries, strict=True)]

@@ -8,12 +8,9 @@ import io
 import json
 import os
 import shlex
-import shutil
-import subprocess
 import sys
-import tempfile
+import tomllib
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -184,23 +181,7 @@ def get(summary: dict[str, Any], dotted: str) -> float | None:
     return float(node) if isinstance(node, int | float) else None
 
 
-# --- locating the simulator and the traces ---------------------------------------------------
-
-
-def find_flashlane() -> str:
-    """The `flashlane` binary: $FLASHLANE_BIN, else `flashlane` on PATH."""
-    explicit = os.environ.get("FLASHLANE_BIN")
-    if explicit:
-        if not os.access(explicit, os.X_OK):
-            raise ReproduceError(f"FLASHLANE_BIN={explicit} is not an executable file")
-        return explicit
-    found = shutil.which("flashlane")
-    if found is None:
-        raise ReproduceError(
-            "cannot find the flashlane binary: set FLASHLANE_BIN or put it on PATH "
-            "(cargo build --release -p flashlane-cli builds target/release/flashlane)"
-        )
-    return found
+# --- locating the traces -----------------------------------------------------------------------
 
 
 def find_traces(explicit: str | os.PathLike[str] | None = None) -> Path:
@@ -223,6 +204,124 @@ def find_traces(explicit: str | os.PathLike[str] | None = None) -> Path:
     )
 
 
+# --- from a point's `flashlane run` arguments to a sweep point ---------------------------------
+
+#: `flashlane run` flags a Point may use that take a value, and those that do not. Anything
+#: else in ``Point.args`` is an error (engine_point), never silently dropped.
+VALUE_FLAGS = (
+    "--preset",
+    "--config",
+    "--set",
+    "--trace",
+    "--format",
+    "--profile",
+    "--synthetic",
+    "--closed-loop",
+    "--time-scale",
+    "--max-requests",
+    "--warmup-requests",
+    "--seed",
+)
+SWITCH_FLAGS = ("--remap-addresses", "--fold-addresses", "--afap", "--check-integrity")
+INT_FLAGS = {
+    "--closed-loop": "closed_loop_requests",
+    "--max-requests": "max_requests",
+    "--warmup-requests": "warmup_requests",
+    "--seed": "seed",
+}
+
+
+def engine_point(point: Point, traces: Path) -> dict[str, Any]:
+    """The point of :func:`flashlane.sweep.run_points` that runs what ``flashlane run
+    ARGS`` runs for ``point.args`` (``{traces}`` read as `traces`, ``--synthetic {work}/NAME``
+    as the spec text of ``point.files``).
+
+    Same config (``--set`` values go through the same TOML reading), same inputs in the CLI's
+    order (the trace, then ``--profile`` workloads, then ``--synthetic`` specs), same replay,
+    address policy, request limits and seed: the summaries are equal, except that a
+    ``--synthetic`` workload is named ``workload LABEL`` (``trace.path``, ``sources[].path``)
+    instead of by its file's path. An unknown flag, a missing value or a flag the engine
+    cannot take twice raises :class:`ReproduceError` naming the point."""
+
+    def fail(message: str) -> ReproduceError:
+        return ReproduceError(
+            f"{point.paper} {point.figure} {point.workload} {point.configuration}: {message}"
+        )
+
+    def expand(text: str) -> str:
+        return text.replace("{traces}", str(traces))
+
+    files = dict(point.files)
+    result: dict[str, Any] = {"overrides": {}}
+    profiles: list[str] = []
+    specs: list[dict[str, Any]] = []
+    args = list(point.args)
+    i = 0
+    while i < len(args):
+        flag = args[i]
+        if flag in SWITCH_FLAGS:
+            if flag in ("--remap-addresses", "--fold-addresses"):
+                if "addresses" in result:
+                    raise fail("give at most one of --remap-addresses and --fold-addresses")
+                result["addresses"] = "remap" if flag == "--remap-addresses" else "fold"
+            elif flag == "--afap":
+                result["as_fast_as_possible"] = True
+            else:
+                result["check_integrity"] = True
+            i += 1
+            continue
+        if flag not in VALUE_FLAGS:
+            known = ", ".join([*VALUE_FLAGS, *SWITCH_FLAGS])
+            raise fail(f"flag {flag!r} is not one the engine takes ({known})")
+        if i + 1 >= len(args):
+            raise fail(f"{flag} needs a value")
+        value = args[i + 1]
+        i += 2
+        if flag == "--set":
+            key, sep, text = value.partition("=")
+            if not sep or not key:
+                raise fail(f"--set {value!r}: expected KEY=VALUE")
+            # A later --set of the same key wins, as on the command line.
+            result["overrides"][key] = text
+        elif flag == "--profile":
+            profiles.append(value)
+        elif flag == "--synthetic":
+            name = value.removeprefix("{work}/")
+            if name == value or name not in files:
+                raise fail(f"--synthetic {value}: not one of the point's files {{work}}/NAME")
+            try:
+                specs.append(tomllib.loads(files[name]))
+            except tomllib.TOMLDecodeError as error:
+                raise fail(f"spec {name}: {error}") from None
+        else:
+            single = {
+                "--preset": "preset",
+                "--config": "config",
+                "--trace": "trace",
+                "--format": "trace_format",
+                "--time-scale": "time_scale",
+                **INT_FLAGS,
+            }[flag]
+            if single in result:
+                raise fail(f"{flag} given twice; the engine takes one")
+            if flag in INT_FLAGS:
+                try:
+                    result[single] = int(value)
+                except ValueError:
+                    raise fail(f"{flag} {value!r}: expected a whole number") from None
+            elif flag == "--time-scale":
+                try:
+                    result[single] = float(value)
+                except ValueError:
+                    raise fail(f"{flag} {value!r}: expected a number") from None
+            else:
+                result[single] = expand(value)
+    workloads = [*profiles, *specs]
+    if workloads:
+        result["workload"] = workloads
+    return result
+
+
 # --- running ----------------------------------------------------------------------------------
 
 Progress = Callable[[int, int, Point], None]
@@ -231,54 +330,46 @@ Progress = Callable[[int, int, Point], None]
 def run_points(
     points: Sequence[Point],
     *,
-    flashlane: str,
     traces: Path,
     jobs: int,
+    client: Any = None,
     progress: Progress | None = None,
 ) -> list[dict[str, Any]]:
-    """Run every point (in parallel, `jobs` at a time) and return the summaries in the order
-    of `points`. The one function that runs simulations: a process pool of `flashlane run`
-    children (the threads only wait on them). The Python API cannot replay `--profile`
-    stand-ins nor `--remap-addresses` yet, so this does not go through `flashlane.run`."""
+    """Run every point and return the summaries in the order of `points`, through
+    :func:`flashlane.sweep.run_points`, the engine ``flashlane.sweep`` uses: a local process
+    pool of `jobs` workers (``jobs=1``: in this process), or the Dask cluster of `client`.
+    Every point is translated (:func:`engine_point`) and checked before the first run."""
+    from flashlane.sweep import run_points as run_engine_points
+
     # Points with the same arguments (e.g. a sweep's default value, also a bar of another
     # figure) are simulated once: the simulator is deterministic.
     first: dict[tuple[tuple[str, ...], tuple[tuple[str, str], ...]], int] = {}
     for index, point in enumerate(points):
         first.setdefault((point.args, point.files), index)
     unique = sorted(first.values())
-    total = len(unique)
-    done = 0
-    results: list[dict[str, Any] | None] = [None] * len(points)
+    engine = []
+    for index in unique:
+        described = engine_point(points[index], traces)
+        # The tags name the run in the engine's error note: its command, to rerun it alone.
+        described["tags"] = {"command": points[index].command()}
+        engine.append(described)
 
-    def one(index: int) -> int:
-        point = points[index]
-        with tempfile.TemporaryDirectory(prefix="flashlane-reproduce-") as tmp:
-            for name, text in point.files:
-                (Path(tmp) / name).write_text(text)
-            args = [a.replace("{traces}", str(traces)).replace("{work}", tmp) for a in point.args]
-            path = Path(tmp) / "summary.json"
-            done_process = subprocess.run(
-                [flashlane, "run", *args, "--json", str(path)],
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE,
-                text=True,
-                check=False,
-            )
-            if done_process.returncode != 0:
-                raise RuntimeError(
-                    f"{point.command()} failed (exit {done_process.returncode}):\n"
-                    f"{done_process.stderr.strip()}"
-                )
-            results[index] = json.loads(path.read_text())
-        return index
+    def report(done: int, total: int, position: int) -> None:
+        if progress is not None:
+            progress(done, total, points[unique[position]])
 
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        for index in pool.map(one, unique):
-            done += 1
-            if progress is not None:
-                progress(done, total, points[index])
-    summaries = [results[first[(p.args, p.files)]] for p in points]
-    return [s for s in summaries if s is not None]
+    try:
+        results = run_engine_points(
+            engine, client=client, jobs=min(jobs, len(engine)) or 1, point_progress=report
+        )
+    except ValueError as error:
+        # The engine's note names the failing run (its tags: the command to rerun it alone).
+        raise ReproduceError("\n".join([str(error), *getattr(error, "__notes__", [])])) from None
+    by_index = {}
+    for index, summary in zip(unique, results, strict=True):
+        summary.pop("tags", None)
+        by_index[index] = summary
+    return [by_index[first[(p.args, p.files)]] for p in points]
 
 
 # --- runs.csv ---------------------------------------------------------------------------------

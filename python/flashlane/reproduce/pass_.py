@@ -1,11 +1,12 @@
-"""PASS (parallelism-aware scheduler): Table 2 (throughput of the multithreaded benchmark) and
-Table 3 (write amplification relative to Noop), on ``pass-ssd1`` and ``pass-msr-60gb``.
+"""PASS (parallelism-aware scheduler): Table 2 (throughput of the multithreaded benchmark),
+Figs. 9 and 10 (sysbench file I/O and OLTP Simple / Complex over a thread sweep) and Table 3
+(write amplification relative to Noop), on ``pass-ssd1`` and ``pass-msr-60gb``.
 
 A reduced form of ``scripts/pass_experiment.py``'s set: the same labelled synthetic stand-ins
 (the paper's benchmarks ran on a file system on a real SSD; the stand-ins keep only read share,
 request size, footprint and thread count: docs/models/pass.md) and the same platform (NCQ depth
 31, closed loop, one outstanding request per thread), for Noop, Deadline, CFQ, AS and PASS. The
-thread sweeps and the other layouts stay in the script (docs/results/pass.md).
+NCQ-less and concatenated-layout variants stay in the script (docs/results/pass.md).
 """
 
 from __future__ import annotations
@@ -62,6 +63,59 @@ def spec_text(
     )
 
 
+# Figs. 9 and 10: (key, label, read fraction, request bytes, footprint bytes, requests in all)
+# of the sysbench stand-ins (docs/models/pass.md), as scripts/pass_experiment.py defines them.
+SWEEP_WORKLOADS = {
+    "sysbench-fileio": (
+        "stand-in for sysbench random file I/O (20 GiB of files, 16 KiB blocks, 1.5 reads per "
+        "write, 10,000 requests in all)",
+        0.6,
+        16384,
+        20 * GIB,
+        10_000,
+    ),
+    "oltp-simple": (
+        "stand-in for sysbench OLTP Simple on InnoDB (40 GiB table, 16 KiB page reads that "
+        "miss the buffer pool, 100,000 requests)",
+        1.0,
+        16384,
+        40 * GIB,
+        100_000,
+    ),
+    "oltp-complex": (
+        "stand-in for sysbench OLTP Complex on InnoDB (40 GiB table, 16 KiB pages, 3 page "
+        "reads per page write, 50,000 I/Os)",
+        0.75,
+        16384,
+        40 * GIB,
+        50_000,
+    ),
+}
+SWEEP_FIGURES = {"sysbench-fileio": "fig9", "oltp-simple": "fig10a", "oltp-complex": "fig10b"}
+SWEEP_THREADS = [1, 2, 4, 8, 16, 32, 64]
+SWEEP_FIGS = set(SWEEP_FIGURES.values())
+QUICK_SWEEP_THREADS = [4, 16, 32]
+# Fig. 9 (Sec. 4.2): PASS over the best of the other four at 16 and 32 threads (percent).
+PAPER_FIG9_GAIN = {16: 36.6, 32: 41.6}
+# The full set's sweeps run this fraction of the paper's request counts (1: all of them).
+SWEEP_SCALE = 1
+
+
+def sweep_spec(workload: str, threads: int, requests: int) -> str:
+    """One closed-loop spec whose `threads` streams keep one request outstanding each."""
+    label, read_fraction, size, span, _ = SWEEP_WORKLOADS[workload]
+    return spec_text(
+        label,
+        requests,
+        read_fraction,
+        size,
+        span,
+        1,
+        f'kind = "closed_loop"\nqueue_depth_requests = {threads}',
+        threads,
+    )
+
+
 def multithreaded_specs(threads: int, requests: int) -> list[str]:
     """PASS's multithreaded file benchmark: per thread a 10 GiB file, uniform random 4 KiB
     reads and writes (half each), one outstanding request per thread."""
@@ -104,9 +158,8 @@ def _point(
     specs: list[str],
     extra: tuple[str, ...] = (),
 ) -> Point:
-    files = tuple(
-        (f"{figure}-{workload}-{scheduler}-{i}.toml", text) for i, text in enumerate(specs)
-    )
+    stem = f"{figure}-{workload}-{scheduler}" + (f"-t{threads}" if figure in SWEEP_FIGS else "")
+    files = tuple((f"{stem}-{i}.toml", text) for i, text in enumerate(specs))
     args = [
         "--preset",
         preset,
@@ -145,6 +198,23 @@ def points(quick: bool) -> list[Point]:
         )
         for s in SCHEDULERS
     ]
+    # Figs. 9 and 10: the thread sweeps at NCQ depth 31 (a fifth of the requests, as Table 2's
+    # quick set, and two thread counts with --quick).
+    for workload, figure in SWEEP_FIGURES.items():
+        requests = SWEEP_WORKLOADS[workload][4] // (5 if quick else SWEEP_SCALE)
+        for threads in QUICK_SWEEP_THREADS if quick else SWEEP_THREADS:
+            result += [
+                _point(
+                    figure,
+                    workload,
+                    s,
+                    "pass-ssd1",
+                    threads,
+                    31,
+                    [sweep_spec(workload, threads, requests)],
+                )
+                for s in SCHEDULERS
+            ]
     # Sec. 4.5 / Table 3: the full, aged 60 GB drive, 64 threads at NCQ depth 31. Ageing the
     # drive takes seconds per run: --quick runs Noop and PASS only.
     result += [
@@ -167,12 +237,7 @@ def figures(runs: list[Run], quick: bool) -> list[Figure]:
     index = {(r.point.figure, r.point.configuration): r for r in runs}
 
     def mb_per_s(scheduler: str) -> float | None:
-        s = index[("table2", scheduler)].summary
-        seconds = get(s, "sim_time_ns")
-        done = get(s, "requests.completed")
-        if not seconds or done is None:
-            return None
-        return done * 4096 / 1e6 / (seconds / 1e9)
+        return throughput_mb_per_s(index[("table2", scheduler)].summary, 4096)
 
     names = [NAMES[s] for s in SCHEDULERS]
     ours = {s: mb_per_s(s) for s in SCHEDULERS}
@@ -232,4 +297,69 @@ def figures(runs: list[Run], quick: bool) -> list[Figure]:
         ],
         points=[r.point for r in runs if r.point.figure == "table3"],
     )
-    return [table2, table3]
+    sweeps = [_sweep_figure(runs, workload, quick) for workload in SWEEP_FIGURES]
+    return [table2, *sweeps, table3]
+
+
+def throughput_mb_per_s(summary: dict, size_bytes: int) -> float | None:
+    """Completed requests x request size / simulated time (MB/s, 10^6 bytes)."""
+    seconds = get(summary, "sim_time_ns")
+    done = get(summary, "requests.completed")
+    if not seconds or done is None:
+        return None
+    return done * size_bytes / 1e6 / (seconds / 1e9)
+
+
+def _sweep_figure(runs: list[Run], workload: str, quick: bool) -> Figure:
+    figure = SWEEP_FIGURES[workload]
+    mine = [r for r in runs if r.point.figure == figure]
+    size = SWEEP_WORKLOADS[workload][2]
+    index = {(r.point.configuration, r.point.tag("threads")): r for r in mine}
+    threads = sorted({r.point.tag("threads") for r in mine})
+    ours = {
+        s: [throughput_mb_per_s(index[(s, t)].summary, size) for t in threads] for s in SCHEDULERS
+    }
+
+    def gain(t: int) -> float | None:
+        others = [ours[s][threads.index(t)] for s in SCHEDULERS if s != "pass"]
+        best = max((v for v in others if v is not None), default=None)
+        return percent_change(ours["pass"][threads.index(t)], best)
+
+    claims = []
+    if workload == "sysbench-fileio":
+        claims = [
+            Claim(
+                f"PASS throughput vs the best other scheduler at {t} threads",
+                paper,
+                paper,
+                gain(t) if t in threads else None,
+            )
+            for t, paper in PAPER_FIG9_GAIN.items()
+        ]
+    requests = SWEEP_WORKLOADS[workload][4] // (5 if quick else SWEEP_SCALE)
+    name = (
+        "Fig. 9: sysbench random file I/O"
+        if figure == "fig9"
+        else (f"Fig. 10{figure[-1]}: OLTP {'Simple' if workload == 'oltp-simple' else 'Complex'}")
+    )
+    return Figure(
+        PAPER,
+        figure,
+        f"{name}, throughput by thread count",
+        f"Preset pass-ssd1, {SWEEP_WORKLOADS[workload][0]}; {requests} requests per run, "
+        "closed loop with one outstanding request per thread, NCQ depth 31, striped layout. "
+        "Throughput = completed requests x request size / simulated time. "
+        + (
+            "The paper prints numbers only for 16 and 32 threads (PASS over the best other)."
+            if figure == "fig9"
+            else "The paper prints no numbers for this figure (only its trend)."
+        ),
+        "lines",
+        "threads",
+        "throughput (MB/s)",
+        [str(t) for t in threads],
+        {NAMES[s]: ours[s] for s in SCHEDULERS},
+        claims=claims,
+        points=[r.point for r in mine],
+        log_x=True,
+    )
