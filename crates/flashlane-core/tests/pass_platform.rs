@@ -22,6 +22,7 @@ fn thread_spec(requests: u64, threads: u32) -> SyntheticSpec {
             span_bytes: 10 << 30,
             align_bytes: 4096,
         },
+        rewrite: None,
     }
 }
 

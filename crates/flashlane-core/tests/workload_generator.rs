@@ -24,6 +24,7 @@ fn spec(arrival: ArrivalSpec, size: SizeSpec, address: AddressSpec) -> Synthetic
         arrival,
         size,
         address,
+        rewrite: None,
     }
 }
 

@@ -6,7 +6,7 @@ use flashlane_core::workload::{self, Characteristics, SyntheticReader};
 #[test]
 fn every_profile_matches_its_published_figures() {
     let all = workload::profiles();
-    assert_eq!(all.len(), 19 + 8 + 12);
+    assert_eq!(all.len(), 19 + 8 + 12 + 3);
     for p in &all {
         p.spec
             .validate()

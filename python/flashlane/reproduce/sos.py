@@ -1,8 +1,11 @@
-"""SOS (Software-based Out-of-order Scheduling): Fig. 6 and Fig. 7 on ``sos-4x4``.
+"""SOS (Software-based Out-of-order Scheduling): Fig. 6, Table I and Fig. 7 on ``sos-4x4``.
 
 The experiment set (also used by ``scripts/sos_experiment.py``): the shipped Financial1 and
-WebSearch traces, open loop at trace times, addresses remapped densely (the traces span more
-than the 7.4 GiB drive), once per device scheduler: IOS, HOS, SOS(QSL), SOS(WHM), SOS.
+WebSearch traces (open loop at trace times, addresses remapped densely: the traces span more
+than the 7.4 GiB drive) and labelled synthetic stand-ins for the paper's other workloads
+(Bonnie++, Postmark, Financial2: ``flashlane gen --list``, readings in docs/workloads.md), once
+per device scheduler: IOS, HOS, SOS(QSL), SOS(WHM), SOS. The full set adds a load sweep and a
+write-buffer sweep on Financial1.
 """
 
 from __future__ import annotations
@@ -16,6 +19,11 @@ TRACES = {
     "Financial1": "financial1-head.spc",
     "WebSearch": "websearch-small.mqsim",
 }
+#: Synthetic stand-ins (profiles of the same names), in the paper's Table I order. Their label
+#: says "synthetic stand-in for ..." and every table names them as stand-ins.
+STANDINS = ("Bonnie++", "Postmark", "Financial2")
+#: Requests a stand-in run replays (the full set; the quick set replays QUICK_REQUESTS).
+STANDIN_REQUESTS = 20_000
 CONFIGS = {
     "IOS": ["device.scheduler.kind=in_order"],
     "HOS": ["device.scheduler.kind=out_of_order"],
@@ -36,45 +44,129 @@ CONFIGS = {
     ],
 }
 QUICK_REQUESTS = 3000
+#: Load factors of the open-loop sweep: requests arrive at trace time / factor
+#: (``--time-scale 1/factor``). Our reading of "load": the paper replays at one unknown speed.
+LOAD_FACTORS = (0.5, 1, 4, 16, 64, 256, 1024)
+#: Closed-loop depths (requests in the system) of the benchmark stand-ins' load sweep.
+BENCHMARK_DEPTHS = (1, 4, 16, 32, 64)
+#: Write-buffer sizes of the buffer sweep (``device.write_buffer_bytes``).
+BUFFER_SIZES_BYTES = (0, 256 << 10, 1 << 20, 4 << 20, 16 << 20)
+#: The load factor of the full set's buffer sweep on Financial1 (a load where HOS's queues
+#: are long: see docs/results/sos.md).
+BUFFER_SWEEP_LOAD = 256
 
 
-def run_args(trace: str, config: str, max_requests: int | None, traces: str = "{traces}"):
-    """Every `flashlane run` argument of one SOS point (without --json)."""
-    args = ["--preset", PRESET, "--trace", f"{traces}/{trace}", "--remap-addresses"]
-    for setting in CONFIGS[config]:
-        args += ["--set", setting]
+def is_standin(workload: str) -> bool:
+    return workload in STANDINS
+
+
+def closed_loop(workload: str) -> bool:
+    """The benchmark stand-ins replay closed loop (their spec says so); the rest open loop."""
+    return workload in ("Bonnie++", "Postmark")
+
+
+def workload_args(workload: str, max_requests: int | None, traces: str = "{traces}") -> list[str]:
+    """The `flashlane run` arguments that name one workload (trace or stand-in)."""
+    if workload in TRACES:
+        args = ["--trace", f"{traces}/{TRACES[workload]}", "--remap-addresses"]
+    elif workload in STANDINS:
+        args = ["--profile", workload]
+        max_requests = max_requests or STANDIN_REQUESTS
+    else:
+        raise ValueError(f"unknown SOS workload {workload!r}")
     if max_requests is not None:
         args += ["--max-requests", str(max_requests)]
     return args
 
 
+def run_args(
+    workload: str,
+    config: str,
+    max_requests: int | None,
+    traces: str = "{traces}",
+    extra: tuple[str, ...] = (),
+) -> list[str]:
+    """Every `flashlane run` argument of one SOS point (without --json); `extra` is appended
+    (``--time-scale``, ``--closed-loop``, ``--set device.write_buffer_bytes=...``)."""
+    args = ["--preset", PRESET, *workload_args(workload, max_requests, traces)]
+    for setting in CONFIGS[config]:
+        args += ["--set", setting]
+    return [*args, *extra]
+
+
+def load_args(workload: str, load: float) -> tuple[str, ...]:
+    """Arguments of one load-sweep step: a time scale (open loop) or a depth (closed loop)."""
+    if closed_loop(workload):
+        return ("--closed-loop", str(int(load)))
+    return ("--time-scale", repr(1.0 / load))
+
+
+WORKLOADS = ["Bonnie++", "Postmark", "Financial1", "Financial2", "WebSearch"]
+
+
 def points(quick: bool) -> list[Point]:
+    """Fig. 6 / Table I / Fig. 7 on every workload; the full set adds the load and buffer
+    sweeps on every workload."""
     limit = QUICK_REQUESTS if quick else None
-    return [
-        Point(PAPER, "fig6", workload, config, tuple(run_args(trace, config, limit)))
-        for workload, trace in TRACES.items()
+    pts = [
+        Point(PAPER, "fig6", workload, config, tuple(run_args(workload, config, limit)))
+        for workload in WORKLOADS
         for config in CONFIGS
     ]
+    if quick:
+        return pts
+    for workload in WORKLOADS:
+        loads = BENCHMARK_DEPTHS if closed_loop(workload) else LOAD_FACTORS
+        for load in loads:
+            for config in CONFIGS:
+                args = run_args(workload, config, None, extra=load_args(workload, load))
+                pts.append(Point(PAPER, "load", workload, config, tuple(args), (("load", load),)))
+        for size in BUFFER_SIZES_BYTES:
+            extra = ("--set", f"device.write_buffer_bytes={size}")
+            if not closed_loop(workload):
+                extra = (*extra, *load_args(workload, BUFFER_SWEEP_LOAD))
+            for config in CONFIGS:
+                args = run_args(workload, config, None, extra=extra)
+                tags = (("write_buffer_bytes", size),)
+                pts.append(Point(PAPER, "buffer", workload, config, tuple(args), tags))
+    return pts
+
+
+#: Table I: write-hit ratios with SOS(WHM), per workload (%).
+PAPER_WRITE_HITS = {
+    "Bonnie++": 11.7,
+    "Postmark": 14.3,
+    "Financial1": 17.6,
+    "Financial2": 9.2,
+    "WebSearch": 7.1,
+}
+
+
+def label(workload: str) -> str:
+    """Workload name as tables show it: stand-ins are marked."""
+    return f"{workload} (stand-in)" if is_standin(workload) else workload
 
 
 def figures(runs: list[Run], quick: bool) -> list[Figure]:
-    index = {(r.point.workload, r.point.configuration): r for r in runs}
-    workloads = list(TRACES)
+    fig6_runs = [r for r in runs if r.point.figure == "fig6"]
+    index = {(r.point.workload, r.point.configuration): r for r in fig6_runs}
 
     def value(workload: str, config: str, path: str) -> float | None:
         run = index.get((workload, config))
         return None if run is None else get(run.summary, path)
 
     response = "latency_us.all.mean"
+    limit = f"first {QUICK_REQUESTS} requests" if quick else f"{STANDIN_REQUESTS} per stand-in"
     caption = (
-        f"Preset {PRESET} (4 buses x 4 ways, SLC), open loop at trace times, addresses "
-        f"remapped; traces: {', '.join(TRACES.values())}"
-        + (f" (first {QUICK_REQUESTS} requests)." if quick else ".")
+        f"Preset {PRESET} (4 buses x 4 ways, SLC). Traces {', '.join(TRACES.values())}: open "
+        f"loop at trace times, addresses remapped. Synthetic stand-ins (not the paper's "
+        f"traces; docs/workloads.md): {', '.join(STANDINS)} ({limit}); Bonnie++ and Postmark "
+        "closed loop at 32 requests." + (" Quick set." if quick else "")
     )
-    fin = "Financial1"
+    labels = [label(w) for w in WORKLOADS]
 
-    def change(config: str, base: str) -> float | None:
-        return percent_change(value(fin, config, response), value(fin, base, response))
+    def change(workload: str, config: str, base: str) -> float | None:
+        return percent_change(value(workload, config, response), value(workload, base, response))
 
     fig6 = Figure(
         PAPER,
@@ -84,38 +176,61 @@ def figures(runs: list[Run], quick: bool) -> list[Figure]:
         "bars",
         "workload",
         "response time / IOS's (ratio)",
-        workloads,
+        labels,
         {
-            c: [ratio(value(w, c, response), value(w, "IOS", response)) for w in workloads]
+            c: [ratio(value(w, c, response), value(w, "IOS", response)) for w in WORKLOADS]
             for c in CONFIGS
         },
         claims=[
             Claim(
-                "SOS(QSL) vs HOS response time, Financial1 (paper: 16-42 % lower)",
+                f"SOS(QSL) vs HOS response time, {label(w)} (paper: 16-42 % lower)",
                 -16.0,
                 -42.0,
-                change("SOS(QSL)", "HOS"),
-            ),
+                change(w, "SOS(QSL)", "HOS"),
+            )
+            for w in WORKLOADS
+        ]
+        + [
             Claim(
-                "SOS(WHM) vs HOS response time, Financial1 (paper: 5-17 % lower)",
+                f"SOS(WHM) vs HOS response time, {label(w)} (paper: 5-17 % lower)",
                 -5.0,
                 -17.0,
-                change("SOS(WHM)", "HOS"),
-            ),
+                change(w, "SOS(WHM)", "HOS"),
+            )
+            for w in WORKLOADS
+        ]
+        + [
             Claim(
                 "SOS vs IOS response time, Financial1 (paper: up to 56 % lower)",
                 -56.0,
                 -56.0,
-                change("SOS", "IOS"),
-            ),
-            Claim(
-                "write-hit ratio of SOS(WHM), Financial1 (paper: 17.6 %)",
-                17.6,
-                17.6,
-                _percent(value(fin, "SOS(WHM)", "device.write_hit_ratio")),
+                change("Financial1", "SOS", "IOS"),
             ),
         ],
-        points=[r.point for r in runs],
+        points=[r.point for r in fig6_runs],
+    )
+    hits = "device.write_hit_ratio"
+    table1 = Figure(
+        PAPER,
+        "table1",
+        "Table I: write-hit ratio with SOS(WHM)",
+        caption + " Write-hit ratio: device.write_hit_ratio (docs/summary.md).",
+        "bars",
+        "workload",
+        "write-hit ratio (%)",
+        labels,
+        {"SOS(WHM)": [_percent(value(w, "SOS(WHM)", hits)) for w in WORKLOADS]},
+        paper_series={"Table I": [PAPER_WRITE_HITS[w] for w in WORKLOADS]},
+        claims=[
+            Claim(
+                f"write-hit ratio of SOS(WHM), {label(w)} (paper: {PAPER_WRITE_HITS[w]} %)",
+                PAPER_WRITE_HITS[w],
+                PAPER_WRITE_HITS[w],
+                _percent(value(w, "SOS(WHM)", hits)),
+            )
+            for w in WORKLOADS
+        ],
+        points=[r.point for r in fig6_runs],
     )
     idle = "device.idle_fraction_mean"
     fig7 = Figure(
@@ -126,21 +241,73 @@ def figures(runs: list[Run], quick: bool) -> list[Figure]:
         "bars",
         "workload",
         "per-chip idle time ratio (%)",
-        workloads,
-        {c: [_percent(value(w, c, idle)) for w in workloads] for c in CONFIGS},
+        labels,
+        {c: [_percent(value(w, c, idle)) for w in WORKLOADS] for c in CONFIGS},
         claims=[
             Claim(
-                f"SOS(QSL) per-chip idle time ratio, {w} (paper: < 2 %)",
+                f"SOS(QSL) per-chip idle time ratio, {label(w)} (paper: < 2 %)",
                 2.0,
                 2.0,
                 _percent(value(w, "SOS(QSL)", idle)),
                 kind="at_most",
             )
-            for w in workloads
+            for w in WORKLOADS
         ],
-        points=[r.point for r in runs],
+        points=[r.point for r in fig6_runs],
     )
-    return [fig6, fig7]
+    figs = [fig6, table1, fig7]
+    if not quick:
+        figs += _sweep_figures(runs)
+    return figs
+
+
+def _sweep_figures(runs: list[Run]) -> list[Figure]:
+    """Mean response time by load and by write-buffer size, Financial1 (all workloads are in
+    runs.csv and in docs/results/sos.md)."""
+    fin = "Financial1"
+    response = "latency_us.all.mean"
+    figs = []
+    for figure, tag, xlabel, values, log_x in (
+        ("load", "load", "load (x trace-time arrival rate)", LOAD_FACTORS, True),
+        ("buffer", "write_buffer_bytes", "write buffer (KiB)", BUFFER_SIZES_BYTES, False),
+    ):
+        index = {
+            (r.point.configuration, r.point.tag(tag)): r
+            for r in runs
+            if r.point.figure == figure and r.point.workload == fin
+        }
+
+        def at(config: str, v: float, index: dict = index) -> float | None:
+            run = index.get((config, v))
+            return None if run is None else get(run.summary, response)
+
+        # Normalized to HOS at the same point: absolute times span five decades.
+        series = {c: [ratio(at(c, v), at("HOS", v)) for v in values] for c in CONFIGS}
+        categories = [str(v) if tag == "load" else str(v >> 10) for v in values]
+        where = (
+            "requests arrive at trace time / load"
+            if tag == "load"
+            else f"at load {BUFFER_SWEEP_LOAD} (trace time / {BUFFER_SWEEP_LOAD})"
+        )
+        figs.append(
+            Figure(
+                PAPER,
+                figure,
+                f"Financial1: mean response time by {xlabel.split(' (')[0]}, normalized to HOS",
+                f"Preset {PRESET}, traces/{TRACES[fin]}, addresses remapped; {where}. "
+                "Not a paper figure: the paper reports one load and no buffer size.",
+                "lines" if log_x else "bars",
+                xlabel,
+                "mean response time / HOS's (ratio)",
+                categories,
+                series,
+                points=[
+                    r.point for r in runs if r.point.figure == figure and r.point.workload == fin
+                ],
+                log_x=log_x,
+            )
+        )
+    return figs
 
 
 def _percent(fraction: float | None) -> float | None:

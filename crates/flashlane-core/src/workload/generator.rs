@@ -3,7 +3,11 @@
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::{sequential_region_bytes, AddressSpec, ArrivalSpec, SizeSpec, SyntheticSpec, Zipf};
+use std::collections::VecDeque;
+
+use super::{
+    sequential_region_bytes, AddressSpec, ArrivalSpec, RewriteSpec, SizeSpec, SyntheticSpec, Zipf,
+};
 use crate::trace::{Op, TraceError, TraceRecord};
 use crate::Error;
 
@@ -23,6 +27,7 @@ pub struct SyntheticReader {
     address_rng: ChaCha8Rng,
     size: SizeSampler,
     address: AddressSampler,
+    rewrite: Option<RewriteSampler>,
 }
 
 impl SyntheticReader {
@@ -44,6 +49,11 @@ impl SyntheticReader {
             address_rng: rng(3),
             size: SizeSampler::new(&spec.size),
             address: AddressSampler::new(&spec.address).map_err(Error::Config)?,
+            // Its own stream (4), so a spec without `rewrite` gives the bytes it always gave.
+            rewrite: spec
+                .rewrite
+                .as_ref()
+                .map(|r| RewriteSampler::new(r, rng(4))),
         })
     }
 
@@ -92,8 +102,14 @@ impl SyntheticReader {
         } else {
             Op::Write
         };
-        let size_bytes = self.size.sample(&mut self.size_rng);
-        let offset_bytes = self.address.sample(&mut self.address_rng, size_bytes);
+        let mut size_bytes = self.size.sample(&mut self.size_rng);
+        let mut offset_bytes = self.address.sample(&mut self.address_rng, size_bytes);
+        if op == Op::Write {
+            if let Some(rewrite) = &mut self.rewrite {
+                // Sizes and addresses are drawn first either way, so their streams stay in step.
+                (offset_bytes, size_bytes) = rewrite.place(offset_bytes, size_bytes);
+            }
+        }
         Some(TraceRecord {
             time_ns: self.time_ns,
             device: self.spec.device,
@@ -340,6 +356,90 @@ impl AddressSampler {
                 parts[i].sample(rng, size)
             }
         }
+    }
+}
+
+/// Rewrite locality: remembers the last writes and sends a share of new writes back to one.
+///
+/// The drawn distance is the rewrite's *reuse* distance (writes since its address was last
+/// written, as measured on traces): a remembered write whose address was written again
+/// later is not a candidate, since copying it would give a shorter distance. The distance is
+/// redrawn in its bucket up to `REDRAWS` times; then the write keeps its fresh address.
+#[derive(Debug, Clone)]
+struct RewriteSampler {
+    /// Upper ends of the distance buckets (writes back).
+    bounds: Vec<u64>,
+    /// Cumulative share of writes up to and including each bucket.
+    cumulative: Vec<f64>,
+    rng: ChaCha8Rng,
+    /// The latest writes, newest at the back, at most `bounds.last()`: offset, size, and
+    /// whether a later write copied it (its address has a newer write).
+    history: VecDeque<RememberedWrite>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct RememberedWrite {
+    offset: u64,
+    size: u64,
+    superseded: bool,
+}
+
+/// Draws of a distance within its bucket before a rewrite gives up (see `RewriteSampler`).
+const REDRAWS: u32 = 8;
+
+impl RewriteSampler {
+    fn new(spec: &RewriteSpec, rng: ChaCha8Rng) -> RewriteSampler {
+        let mut total = 0.0;
+        let cumulative = spec
+            .fraction_of_writes
+            .iter()
+            .map(|f| {
+                total += f;
+                total
+            })
+            .collect();
+        RewriteSampler {
+            bounds: spec.distance_upper_writes.clone(),
+            cumulative,
+            rng,
+            history: VecDeque::new(),
+        }
+    }
+
+    /// Where this write goes: `(offset, size)` of an earlier write, or the fresh pair given.
+    fn place(&mut self, offset: u64, size: u64) -> (u64, u64) {
+        let u = unit_f64(&mut self.rng);
+        let bucket = self.cumulative.partition_point(|c| *c <= u);
+        let mut chosen = (offset, size);
+        if bucket < self.bounds.len() {
+            let low = if bucket == 0 {
+                0
+            } else {
+                self.bounds[bucket - 1]
+            };
+            for _ in 0..REDRAWS {
+                let distance = low + 1 + below(&mut self.rng, self.bounds[bucket] - low);
+                let Some(i) = self.history.len().checked_sub(distance as usize) else {
+                    continue;
+                };
+                let earlier = &mut self.history[i];
+                if !earlier.superseded {
+                    earlier.superseded = true;
+                    chosen = (earlier.offset, earlier.size);
+                    break;
+                }
+            }
+        }
+        let keep = *self.bounds.last().unwrap_or(&0) as usize;
+        if self.history.len() == keep {
+            self.history.pop_front();
+        }
+        self.history.push_back(RememberedWrite {
+            offset: chosen.0,
+            size: chosen.1,
+            superseded: false,
+        });
+        chosen
     }
 }
 

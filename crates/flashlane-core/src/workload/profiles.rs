@@ -105,7 +105,8 @@ const VIOS_TABLE_1: &[(&str, u64, u64)] = &[
     ("web", 239_458, 260_542),
 ];
 
-/// Every profile: Venice Table 2 in table order, then the PIQ Table I pairs, then VIOS Table 1.
+/// Every profile: Venice Table 2 in table order, then the PIQ Table I pairs, then VIOS Table 1,
+/// then the SOS workloads that have no shipped trace (`sos_profiles.rs`).
 pub fn profiles() -> Vec<Profile> {
     let venice = VENICE_TABLE_2.iter().map(|&(name, read_pct, kb, us)| {
         let source = format!("Venice (ISCA 2023) Table 2, row {name}");
@@ -132,6 +133,7 @@ pub fn profiles() -> Vec<Profile> {
                 },
                 size: two_point_size(kb * 1024.0),
                 address: neutral_address(),
+                rewrite: None,
             },
             source,
         }
@@ -154,7 +156,11 @@ pub fn profiles() -> Vec<Profile> {
             format!("VIOS Table 1, row {trace}"),
         )
     });
-    venice.chain(piq).chain(vios).collect()
+    venice
+        .chain(piq)
+        .chain(vios)
+        .chain(super::sos_profiles::profiles())
+        .collect()
 }
 
 /// A stand-in that matches only a published read and write count (PIQ Table I, VIOS Table 1):
@@ -186,6 +192,7 @@ fn count_profile(name: String, reads: u64, writes: u64, source: String) -> Profi
             },
             size: two_point_size(PIQ_DEFAULT_MEAN_SIZE_KIB * 1024.0),
             address: neutral_address(),
+            rewrite: None,
         },
         source,
     }
