@@ -1,6 +1,6 @@
 //! The ideal (path-conflict-free) SSD: every chip has a private link at the channel rate.
 
-use super::{Acquire, Grant, Interconnect, InterconnectReport, Links, Transfer};
+use super::{Acquire, BusArbitration, Grant, Interconnect, InterconnectReport, Links, Transfer};
 use crate::config::Timing;
 use crate::geometry::Geometry;
 
@@ -9,9 +9,9 @@ pub struct Ideal {
 }
 
 impl Ideal {
-    pub fn new(geometry: &Geometry, timing: &Timing) -> Self {
+    pub fn new(geometry: &Geometry, timing: &Timing, arbitration: BusArbitration) -> Self {
         Ideal {
-            links: Links::new(geometry.chips() as usize, timing),
+            links: Links::new(geometry.chips() as usize, timing).with_arbitration(arbitration),
         }
     }
 }

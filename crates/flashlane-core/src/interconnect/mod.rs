@@ -153,9 +153,15 @@ pub enum Transfer {
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum InterconnectConfig {
     /// One shared bus per channel: the chips of a channel take turns (the baseline SSD).
-    SharedBus {},
+    SharedBus {
+        #[serde(default, skip_serializing_if = "BusArbitration::is_commands_first")]
+        arbitration: BusArbitration,
+    },
     /// A private link per chip at the channel rate: no path conflicts (Venice's ideal SSD).
-    Ideal {},
+    Ideal {
+        #[serde(default, skip_serializing_if = "BusArbitration::is_commands_first")]
+        arbitration: BusArbitration,
+    },
     /// pSSD: one packetized bus per channel, faster than the baseline bus.
     Packetized(packetized::PacketizedConfig),
     /// pnSSD: every chip on a horizontal (channel) and a vertical packetized bus.
@@ -166,11 +172,31 @@ pub enum InterconnectConfig {
     Venice(venice::VeniceConfig),
 }
 
+/// Which waiting transfer a freed bus (or private link) serves first.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BusArbitration {
+    /// Commands first, so idle dies start their array work early; then data out of dies and
+    /// program sequences, in arrival order (flashlane's default).
+    #[default]
+    CommandsFirst,
+    /// MQSim's order (NVM_PHY_ONFI_NVDDR2): read data waiting to leave a die first, then
+    /// commands, then program sequences; MQSim's scheduler issues new commands only once no
+    /// read data waits for the channel (docs/models/venice.md, "Platform").
+    DataOutFirst,
+}
+
+impl BusArbitration {
+    fn is_commands_first(&self) -> bool {
+        *self == BusArbitration::CommandsFirst
+    }
+}
+
 impl InterconnectConfig {
     pub fn name(&self) -> &'static str {
         match self {
-            InterconnectConfig::SharedBus {} => "shared_bus",
-            InterconnectConfig::Ideal {} => "ideal",
+            InterconnectConfig::SharedBus { .. } => "shared_bus",
+            InterconnectConfig::Ideal { .. } => "ideal",
             InterconnectConfig::Packetized(_) => "packetized",
             InterconnectConfig::Pnssd(_) => "pnssd",
             InterconnectConfig::Nossd(_) => "nossd",
@@ -181,7 +207,7 @@ impl InterconnectConfig {
     /// Check the parameters against the geometry; messages name the key.
     pub fn validate(&self, geometry: &Geometry) -> Result<(), String> {
         match self {
-            InterconnectConfig::SharedBus {} | InterconnectConfig::Ideal {} => Ok(()),
+            InterconnectConfig::SharedBus { .. } | InterconnectConfig::Ideal { .. } => Ok(()),
             InterconnectConfig::Packetized(c) | InterconnectConfig::Pnssd(c) => c.validate(),
             InterconnectConfig::Nossd(c) => {
                 MeshShape::check(geometry, c.controllers_count)?;
@@ -196,10 +222,12 @@ impl InterconnectConfig {
 
     pub fn build(&self, geometry: &Geometry, timing: &Timing) -> AnyInterconnect {
         match self {
-            InterconnectConfig::SharedBus {} => {
-                AnyInterconnect::SharedBus(SharedBus::new(geometry, timing))
+            InterconnectConfig::SharedBus { arbitration } => {
+                AnyInterconnect::SharedBus(SharedBus::new(geometry, timing, *arbitration))
             }
-            InterconnectConfig::Ideal {} => AnyInterconnect::Ideal(Ideal::new(geometry, timing)),
+            InterconnectConfig::Ideal { arbitration } => {
+                AnyInterconnect::Ideal(Ideal::new(geometry, timing, *arbitration))
+            }
             InterconnectConfig::Packetized(c) => {
                 AnyInterconnect::Packetized(Packetized::new(geometry, timing, c))
             }
@@ -270,20 +298,29 @@ struct Waiting {
     duration_ns: u64,
 }
 
-/// One link: busy until `busy_until_ns`; waiting commands go before waiting data, each class
-/// first come, first served.
+/// One link: busy until `busy_until_ns`; waiting transfers in three classes, each first come,
+/// first served, served in the order [`BusArbitration`] gives. Under `CommandsFirst`, `data`
+/// holds data out and program sequences together (arrival order) and `programs` stays empty.
 #[derive(Debug, Clone, Default)]
 struct Link {
     busy_until_ns: u64,
     busy_ns: u64,
     commands: VecDeque<Waiting>,
     data: VecDeque<Waiting>,
+    programs: VecDeque<Waiting>,
 }
 
-/// A set of independent links with command-first arbitration.
+impl Link {
+    fn nobody_waits(&self) -> bool {
+        self.commands.is_empty() && self.data.is_empty() && self.programs.is_empty()
+    }
+}
+
+/// A set of independent links, each serving its waiting transfers in `arbitration` order.
 #[derive(Debug, Clone)]
 pub(crate) struct Links {
     links: Vec<Link>,
+    arbitration: BusArbitration,
     command_ns: u64,
     bytes_per_ns: f64,
     /// Bytes added to every data transfer (packet header); 0 on a plain bus.
@@ -295,6 +332,7 @@ impl Links {
     pub(crate) fn new(count: usize, timing: &Timing) -> Self {
         Links {
             links: vec![Link::default(); count],
+            arbitration: BusArbitration::CommandsFirst,
             command_ns: timing.command_transfer_ns,
             bytes_per_ns: timing.channel_bytes_per_ns,
             header_bytes: 0,
@@ -313,12 +351,19 @@ impl Links {
         let bytes_per_ns = timing.channel_bytes_per_ns * rate_ratio;
         Links {
             links: vec![Link::default(); count],
+            arbitration: BusArbitration::CommandsFirst,
             command_ns: (timing.command_transfer_ns as f64 / rate_ratio).ceil() as u64
                 + transfer_ns(header_bytes, bytes_per_ns),
             bytes_per_ns,
             header_bytes,
             report: InterconnectReport::default(),
         }
+    }
+
+    /// The same links serving waiting transfers in `arbitration` order.
+    pub(crate) fn with_arbitration(mut self, arbitration: BusArbitration) -> Self {
+        self.arbitration = arbitration;
+        self
     }
 
     fn duration(&self, what: Transfer) -> u64 {
@@ -336,13 +381,13 @@ impl Links {
     /// The time `link` is free and nobody waits for it, or `None` if transfers wait for it.
     pub(crate) fn free_from(&self, link: usize) -> Option<u64> {
         let l = &self.links[link];
-        (l.commands.is_empty() && l.data.is_empty()).then_some(l.busy_until_ns)
+        l.nobody_waits().then_some(l.busy_until_ns)
     }
 
     /// Transfers waiting for `link`.
     pub(crate) fn waiting(&self, link: usize) -> usize {
         let l = &self.links[link];
-        l.commands.len() + l.data.len()
+        l.commands.len() + l.data.len() + l.programs.len()
     }
 
     fn grant(&mut self, now_ns: u64, link: usize, waiting: Waiting) -> Grant {
@@ -376,14 +421,18 @@ impl Links {
             since_ns: now_ns,
             duration_ns: self.duration(what),
         };
+        let arbitration = self.arbitration;
         let l = &mut self.links[link];
-        let nobody_waits = l.commands.is_empty() && l.data.is_empty();
+        let nobody_waits = l.nobody_waits();
         if nobody_waits && now_ns >= l.busy_until_ns {
             return Acquire::Granted(self.grant(now_ns, link, waiting));
         }
-        match what {
-            Transfer::Command => l.commands.push_back(waiting),
-            Transfer::DataOut { .. } | Transfer::ProgramIn { .. } => l.data.push_back(waiting),
+        match (what, arbitration) {
+            (Transfer::Command, _) => l.commands.push_back(waiting),
+            (Transfer::ProgramIn { .. }, BusArbitration::DataOutFirst) => {
+                l.programs.push_back(waiting)
+            }
+            (Transfer::DataOut { .. } | Transfer::ProgramIn { .. }, _) => l.data.push_back(waiting),
         }
         // The first waiter asks for a wake-up when the link frees; later ones ride on it.
         Acquire::Queued {
@@ -401,10 +450,17 @@ impl Links {
         granted: &mut Vec<Grant>,
     ) -> Option<u64> {
         let l = &mut self.links[link];
-        let next = l.commands.pop_front().or_else(|| l.data.pop_front())?;
+        let next = match self.arbitration {
+            BusArbitration::CommandsFirst => l.commands.pop_front().or_else(|| l.data.pop_front()),
+            BusArbitration::DataOutFirst => l
+                .data
+                .pop_front()
+                .or_else(|| l.commands.pop_front())
+                .or_else(|| l.programs.pop_front()),
+        }?;
         granted.push(self.grant(now_ns, link, next));
         let l = &self.links[link];
-        (!l.commands.is_empty() || !l.data.is_empty()).then_some(l.busy_until_ns)
+        (!l.nobody_waits()).then_some(l.busy_until_ns)
     }
 
     pub(crate) fn report(&self) -> InterconnectReport {
@@ -486,5 +542,47 @@ mod tests {
             (report.transfers, report.path_conflicts, report.path_wait_ns),
             (4, 2, 95 + 104)
         );
+    }
+
+    /// MQSim's order: waiting read data leaves first, then commands, then program sequences,
+    /// whatever order they arrived in.
+    #[test]
+    fn data_out_first_serves_read_data_then_commands_then_programs() {
+        let mut links = Links::new(1, &timing()).with_arbitration(BusArbitration::DataOutFirst);
+        assert!(matches!(
+            links.acquire(0, 0, 0, Transfer::DataOut { bytes: 100 }),
+            Acquire::Granted(_)
+        ));
+        assert_eq!(
+            links.acquire(1, 0, 1, Transfer::ProgramIn { bytes: 20 }),
+            Acquire::Queued {
+                wake: Some(Wake { at_ns: 100, key: 0 })
+            }
+        );
+        for (at, die, what) in [
+            (2, 2, Transfer::Command),
+            (3, 3, Transfer::DataOut { bytes: 50 }),
+        ] {
+            assert_eq!(
+                links.acquire(at, 0, die, what),
+                Acquire::Queued { wake: None }
+            );
+        }
+        assert_eq!(links.waiting(0), 3);
+        let mut order = Vec::new();
+        let mut granted = Vec::new();
+        let mut now = 100;
+        loop {
+            let next = links.wake(now, 0, &mut granted);
+            let g = granted.pop().expect("each wake grants one transfer");
+            order.push((g.die, g.start_ns, g.end_ns));
+            match next {
+                Some(at) => now = at,
+                None => break,
+            }
+        }
+        // Data out (50 ns), command (10 ns), program: command 10 ns + 20 bytes.
+        assert_eq!(order, vec![(3, 100, 150), (2, 150, 160), (1, 160, 190)]);
+        assert_eq!(links.free_from(0), Some(190));
     }
 }

@@ -1,6 +1,6 @@
 //! The baseline multi-channel shared bus: one bus per channel, chips of a channel take turns.
 
-use super::{Acquire, Grant, Interconnect, InterconnectReport, Links, Transfer};
+use super::{Acquire, BusArbitration, Grant, Interconnect, InterconnectReport, Links, Transfer};
 use crate::config::Timing;
 use crate::geometry::Geometry;
 
@@ -10,9 +10,9 @@ pub struct SharedBus {
 }
 
 impl SharedBus {
-    pub fn new(geometry: &Geometry, timing: &Timing) -> Self {
+    pub fn new(geometry: &Geometry, timing: &Timing, arbitration: BusArbitration) -> Self {
         SharedBus {
-            links: Links::new(geometry.channels as usize, timing),
+            links: Links::new(geometry.channels as usize, timing).with_arbitration(arbitration),
             chips_per_channel: geometry.chips_per_channel,
         }
     }

@@ -135,10 +135,10 @@ pub struct EnergyStats {
 fn controllers_and_routers(interconnect: &InterconnectConfig, geometry: &Geometry) -> (u64, u64) {
     let (rows, columns) = (geometry.channels as u64, geometry.chips_per_channel as u64);
     match interconnect {
-        InterconnectConfig::SharedBus {} | InterconnectConfig::Packetized(_) => (rows, 0),
+        InterconnectConfig::SharedBus { .. } | InterconnectConfig::Packetized(_) => (rows, 0),
         // One controller per chip's private link would be a controller per chip; the ideal
         // SSD's links are driven by the baseline's per-channel controllers.
-        InterconnectConfig::Ideal {} => (rows, 0),
+        InterconnectConfig::Ideal { .. } => (rows, 0),
         InterconnectConfig::Pnssd(_) => (rows + columns, 0),
         InterconnectConfig::Nossd(c) => (
             c.controllers_count as u64,
@@ -172,10 +172,10 @@ pub fn energy_stats(
     let programs = (flash.programs + flash.mapping_programs + flash.copybacks) as f64;
     let flash_j = (reads * read_nj + programs * program_nj + flash.erases as f64 * erase_nj) * 1e-9;
     let active_mw = match interconnect {
-        InterconnectConfig::SharedBus {}
+        InterconnectConfig::SharedBus { .. }
         | InterconnectConfig::Packetized(_)
         | InterconnectConfig::Pnssd(_) => config.bus_active_mw,
-        InterconnectConfig::Ideal {}
+        InterconnectConfig::Ideal { .. }
         | InterconnectConfig::Nossd(_)
         | InterconnectConfig::Venice(_) => config.link_active_mw,
     };
