@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use crate::trace::{self, ReaderOptions, TraceFormat, TraceReader, TraceRecord};
+use crate::trace::{self, ReaderOptions, SpillRecorder, TraceFormat, TraceReader, TraceRecord};
 use crate::workload::{SyntheticReader, SyntheticSpec};
 use crate::Error;
 
@@ -62,6 +62,8 @@ impl TraceInput {
 /// Where a source's records come from.
 pub(crate) enum RecordStream {
     Trace(TraceFormat, Box<dyn TraceReader>),
+    /// A trace read while a binary copy of its records is kept for a second pass.
+    Recording(TraceFormat, Box<SpillRecorder>),
     Synthetic(Box<SyntheticReader>),
 }
 
@@ -69,20 +71,21 @@ impl RecordStream {
     fn next_record(&mut self) -> Result<Option<TraceRecord>, Error> {
         Ok(match self {
             RecordStream::Trace(_, reader) => reader.next_record()?,
+            RecordStream::Recording(_, reader) => reader.next_record()?,
             RecordStream::Synthetic(reader) => reader.next_record()?,
         })
     }
 
     fn format_name(&self) -> &'static str {
         match self {
-            RecordStream::Trace(format, _) => format.name(),
+            RecordStream::Trace(format, _) | RecordStream::Recording(format, _) => format.name(),
             RecordStream::Synthetic(_) => "synthetic",
         }
     }
 
     fn label(&self) -> Option<String> {
         match self {
-            RecordStream::Trace(..) => None,
+            RecordStream::Trace(..) | RecordStream::Recording(..) => None,
             RecordStream::Synthetic(reader) => Some(reader.label().to_string()),
         }
     }
@@ -91,6 +94,9 @@ impl RecordStream {
     fn reader_counters(&self) -> (u64, u64, u64) {
         match self {
             RecordStream::Trace(_, r) => (r.bad_lines(), r.skipped_events(), r.clamped_backsteps()),
+            RecordStream::Recording(_, r) => {
+                (r.bad_lines(), r.skipped_events(), r.clamped_backsteps())
+            }
             RecordStream::Synthetic(_) => (0, 0, 0),
         }
     }
@@ -196,13 +202,41 @@ impl Inputs {
         capacity_bytes: u64,
         page_bytes: u64,
     ) -> Result<Inputs, Error> {
+        Self::open_with(traces, policy, replay, capacity_bytes, page_bytes, false)
+    }
+
+    /// As [`Inputs::open`], keeping a binary copy of each trace's records so that
+    /// [`Inputs::rewind`] replays them without parsing the text again.
+    pub(crate) fn open_recording(
+        traces: &[TraceInput],
+        policy: AddressPolicy,
+        replay: Replay,
+        capacity_bytes: u64,
+        page_bytes: u64,
+    ) -> Result<Inputs, Error> {
+        Self::open_with(traces, policy, replay, capacity_bytes, page_bytes, true)
+    }
+
+    fn open_with(
+        traces: &[TraceInput],
+        policy: AddressPolicy,
+        replay: Replay,
+        capacity_bytes: u64,
+        page_bytes: u64,
+        record: bool,
+    ) -> Result<Inputs, Error> {
         if traces.is_empty() {
             return Err(Error::Workload("no trace given".into()));
         }
         let share = capacity_bytes / traces.len() as u64 / page_bytes * page_bytes;
         let mut sources = Vec::with_capacity(traces.len());
         for (i, input) in traces.iter().enumerate() {
-            let reader = input.open()?;
+            let reader = match input.open()? {
+                RecordStream::Trace(format, reader) if record => {
+                    RecordStream::Recording(format, Box::new(SpillRecorder::new(reader)))
+                }
+                stream => stream,
+            };
             let remap_pages = match policy {
                 AddressPolicy::Remap => Some(distinct_pages(input, page_bytes)?),
                 _ => None,
@@ -236,6 +270,46 @@ impl Inputs {
             page_bytes,
             time_scale,
         };
+        for i in 0..inputs.sources.len() {
+            inputs.refill(i)?;
+        }
+        Ok(inputs)
+    }
+
+    /// The same inputs from their first record again, every counter back to zero: a trace
+    /// opened by [`Inputs::open_recording`] replays its binary copy (then reads on where this
+    /// pass stopped), anything else is opened again. Either way the records are the same.
+    pub(crate) fn rewind(self) -> Result<Inputs, Error> {
+        let mut sources = Vec::with_capacity(self.sources.len());
+        for source in self.sources {
+            let reader = match source.reader {
+                RecordStream::Recording(format, recorder) => match recorder.into_replay() {
+                    Some(replay) => RecordStream::Trace(format, replay),
+                    None => source.input.open()?,
+                },
+                _ => source.input.open()?,
+            };
+            let r = source.report;
+            let report = SourceReport {
+                path: r.path,
+                format: r.format,
+                label: r.label,
+                address_base_bytes: r.address_base_bytes,
+                address_span_bytes: r.address_span_bytes,
+                ..SourceReport::default()
+            };
+            sources.push(Source {
+                input: source.input,
+                reader,
+                base_ns: None,
+                lookahead: None,
+                address_base: source.address_base,
+                span: source.span,
+                remap_pages: source.remap_pages,
+                report,
+            });
+        }
+        let mut inputs = Inputs { sources, ..self };
         for i in 0..inputs.sources.len() {
             inputs.refill(i)?;
         }
@@ -374,4 +448,67 @@ fn distinct_pages(input: &TraceInput, page_bytes: u64) -> Result<Vec<u64>, Error
     pages.sort_unstable();
     pages.dedup();
     Ok(pages)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn drain(inputs: &mut Inputs) -> Vec<Arrival> {
+        std::iter::from_fn(|| inputs.next_arrival().unwrap()).collect()
+    }
+
+    /// Rewound inputs give every arrival and every counter a fresh open gives, wherever the
+    /// first pass stopped: bad lines skipped, another device filtered out, addresses folded.
+    #[test]
+    fn rewound_inputs_replay_the_trace_exactly() {
+        let path =
+            std::env::temp_dir().join(format!("flashlane-rewind-{}.mqsim", std::process::id()));
+        let mut text = String::new();
+        for i in 0..3000u64 {
+            match i % 97 {
+                13 => text.push_str("not a record\n"),
+                _ => {
+                    let device = u64::from(i % 5 == 0);
+                    let sector = (i * 7919 % 4096) * 8 + if i % 31 == 0 { 1 << 40 } else { 0 };
+                    text.push_str(&format!("{} {device} {sector} 8 {}\n", i * 1000, i % 2));
+                }
+            }
+        }
+        std::fs::write(&path, text).unwrap();
+        let mut input = TraceInput::new(&path, Some(TraceFormat::Mqsim));
+        input.options.max_bad_lines = 100;
+        input.device = Some(0);
+        let traces = [input];
+        let open = |recording: bool| {
+            let open = if recording {
+                Inputs::open_recording
+            } else {
+                Inputs::open
+            };
+            open(
+                &traces,
+                AddressPolicy::Fold,
+                Replay::default(),
+                1 << 30,
+                4096,
+            )
+            .unwrap()
+        };
+        let mut fresh = open(false);
+        let expected = drain(&mut fresh);
+        assert_eq!(expected.len(), 3000 - 31 - 600 + 6);
+        let expected_reports = fresh.reports();
+        assert!(expected_reports[0].bad_lines == 31 && expected_reports[0].folded_records > 0);
+        for stop in [0, 1, 500, expected.len()] {
+            let mut first = open(true);
+            for arrival in expected.iter().take(stop) {
+                assert_eq!(first.next_arrival().unwrap().as_ref(), Some(arrival));
+            }
+            let mut again = first.rewind().unwrap();
+            assert_eq!(drain(&mut again), expected, "stopped after {stop}");
+            assert_eq!(again.reports(), expected_reports, "stopped after {stop}");
+        }
+        std::fs::remove_file(path).unwrap();
+    }
 }

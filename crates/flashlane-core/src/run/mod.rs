@@ -104,15 +104,22 @@ pub struct Progress {
 /// Records between two progress reports of the footprint pass.
 const FOOTPRINT_PROGRESS_RECORDS: u64 = 1 << 18;
 
-/// The logical pages the first `max_requests` arrivals touch (a streaming pass), and how many
-/// arrivals that is.
+/// The logical pages the first `max_requests` arrivals touch (a streaming pass), how many
+/// arrivals that is, and the inputs rewound for the simulation (replaying a binary copy of the
+/// records read here, so the trace text is parsed once).
 fn trace_footprint(
     spec: &RunSpec,
     logical_pages: u64,
     progress: &mut dyn FnMut(Progress),
-) -> Result<(Footprint, u64), Error> {
+) -> Result<(Footprint, u64, Inputs), Error> {
     let page = spec.config.geometry.page_bytes as u64;
-    let mut inputs = spec.open_inputs(logical_pages * page)?;
+    let mut inputs = Inputs::open_recording(
+        &spec.traces,
+        spec.addresses,
+        spec.replay,
+        logical_pages * page,
+        page,
+    )?;
     let mut footprint = Footprint::new(logical_pages);
     let mut n = 0u64;
     let mut pending: Option<(u64, u64)> = None;
@@ -148,7 +155,7 @@ fn trace_footprint(
         mark(&mut footprint, first, last);
     }
     progress(report(n));
-    Ok((footprint, n))
+    Ok((footprint, n, inputs.rewind()?))
 }
 
 /// Run one simulation. `progress` is called now and then with where the run is.
@@ -184,11 +191,11 @@ fn run_checked(
         ftl.enable_variation(&config.variation, config.timing.page_program_ns, spec.seed)?;
     }
     let logical_bytes = ftl.logical_pages() * config.geometry.page_bytes as u64;
-    let (footprint, total_records) = if config.precondition.write_trace_footprint {
-        let (footprint, records) = trace_footprint(spec, ftl.logical_pages(), progress)?;
-        (Some(footprint), Some(records))
+    let (footprint, total_records, rewound) = if config.precondition.write_trace_footprint {
+        let (footprint, records, inputs) = trace_footprint(spec, ftl.logical_pages(), progress)?;
+        (Some(footprint), Some(records), Some(inputs))
     } else {
-        (None, None)
+        (None, None, None)
     };
     let precondition_report = precondition(
         &mut ftl,
@@ -199,7 +206,10 @@ fn run_checked(
     drop(footprint);
     ftl.start_block_choice();
 
-    let mut inputs = spec.open_inputs(logical_bytes)?;
+    let mut inputs = match rewound {
+        Some(inputs) => inputs,
+        None => spec.open_inputs(logical_bytes)?,
+    };
     let mut sim = Simulation::new(
         config,
         ftl,

@@ -15,6 +15,7 @@ mod fio;
 mod generic_csv;
 mod msr;
 mod spc;
+mod spill;
 pub mod writer;
 
 use std::fmt;
@@ -32,6 +33,7 @@ pub use fio::FioReader;
 pub use generic_csv::{AddressUnit, Delimiter, GenericCsvReader, GenericCsvSpec, TimeUnit};
 pub use msr::MsrReader;
 pub use spc::SpcReader;
+pub use spill::{SpillRecorder, MAX_SPILL_BYTES};
 pub use writer::{convert, ConvertError, ConvertOptions, ConvertReport, WRITABLE_FORMATS};
 
 /// Direction of a block request.
@@ -164,6 +166,14 @@ pub trait TraceReader {
     /// previous record's time.
     fn clamped_backsteps(&self) -> u64 {
         0
+    }
+    /// The three counters above in one call: [bad lines, skipped events, clamped back-steps].
+    fn counters(&self) -> [u64; 3] {
+        [
+            self.bad_lines(),
+            self.skipped_events(),
+            self.clamped_backsteps(),
+        ]
     }
 }
 
