@@ -6,7 +6,8 @@ Usage:
         [--flashlane target/release/flashlane] [--work-dir DIR] [--out table.md]
 
 Without --mqsim (CI has no MQSim binary) it prints a skip message and exits 0 without running
-anything. The SSD is flashlane's `mqsim-default` preset, mapped key by key onto MQSim's
+anything. The SSD is flashlane's `mqsim-platform` preset (`mqsim-default`'s SSD with MQSim's
+scheduling, die and GC-threshold rules), mapped key by key onto MQSim's
 `ssdconfig.xml` (see MAPPING below and docs/validation.md); each case's trace is written in
 MQSim's ASCII layout (`flashlane gen` for the synthetic ones, `flashlane trace convert` for
 real traces), and MQSim's workload XML replays it once, open loop, with its data cache off.
@@ -50,7 +51,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-PRESET = REPO / "crates/flashlane-core/presets/mqsim-default.toml"
+PRESET_NAME = "mqsim-platform"
+PRESET = REPO / f"crates/flashlane-core/presets/{PRESET_NAME}.toml"
 
 # flashlane config key -> MQSim ssdconfig.xml element (docs/validation.md explains each).
 MAPPING = [
@@ -67,6 +69,8 @@ MAPPING = [
     ("timing.channel_bytes_per_ns", "Channel_Transfer_Rate (MT/s) x Flash_Channel_Width"),
     ("ftl.overprovisioning_fraction", "Overprovisioning_Ratio"),
     ("ftl.gc_threshold_fraction", "GC_Exec_Threshold"),
+    # MQSim's threshold floor is the constant max_ongoing_gc_reqs_per_plane = 10.
+    ("ftl.gc_threshold_min_blocks", "(always 10)"),
     ("ftl.allocation", "Plane_Allocation_Scheme"),
     ("ftl.mapping_cache_bytes", "CMT_Capacity / Ideal_Mapping_Table"),
     ("host.queue_length_requests", "IO_Queue_Depth"),
@@ -298,7 +302,7 @@ def flashlane_figures(
     case: Case, flashlane: str, trace: Path, work: Path, extra: list[str]
 ) -> dict:
     out = work / f"{case.name}.flashlane.json"
-    cmd = [flashlane, "run", "--preset", "mqsim-default", "--trace", str(trace)]
+    cmd = [flashlane, "run", "--preset", PRESET_NAME, "--trace", str(trace)]
     cmd += ["--format", "mqsim", "--json", str(out)]
     for key, value in case.overrides.items():
         cmd += ["--set", f"{key}={value}"]

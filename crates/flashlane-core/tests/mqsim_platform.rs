@@ -153,3 +153,51 @@ proptest! {
             requests.iter().map(|r| r.2 / 4096).sum::<u64>());
     }
 }
+
+/// Overwrites on a drive with 64 blocks per plane: a floor of 10 blocks on the GC threshold
+/// runs exactly as the fraction that gives 10 blocks (ceil(0.15625 x 64)), and collects more
+/// than the 0.05 fraction alone (ceil(3.2) = 4 blocks).
+#[test]
+fn gc_threshold_floor_acts_as_the_matching_fraction() {
+    let requests = random_requests(9, 20_000, 40 * 8192 * 64, 0.0, 20_000);
+    let gc = |extra: &[(&str, &str)]| {
+        let mut o = vec![
+            ("precondition.write_trace_footprint", "false"),
+            ("ftl.gc_threshold_fraction", "0.05"),
+        ];
+        o.extend_from_slice(extra);
+        run(drive(&o), "gc-floor", &requests)
+    };
+    let floor = gc(&[("ftl.gc_threshold_min_blocks", "10")]);
+    let fraction = gc(&[("ftl.gc_threshold_fraction", "0.15625")]);
+    let plain = gc(&[]);
+    assert_eq!(floor.gc.runs, fraction.gc.runs);
+    assert_eq!(floor.flash.copybacks, fraction.flash.copybacks);
+    assert_eq!(floor.latency_us.all.mean, fraction.latency_us.all.mean);
+    assert!(plain.gc.runs > 0);
+    assert!(
+        floor.flash.copybacks > plain.flash.copybacks,
+        "{} <= {}",
+        floor.flash.copybacks,
+        plain.flash.copybacks
+    );
+}
+
+/// The `mqsim-platform` preset is mqsim-default's SSD with MQSim's four platform rules.
+#[test]
+fn mqsim_platform_preset_sets_mqsim_rules_on_mqsim_default_ssd() {
+    let platform = preset("mqsim-platform", &[]);
+    let default = preset("mqsim-default", &[]);
+    assert_eq!(platform.geometry, default.geometry);
+    assert_eq!(platform.device.scheduler.name(), "read_first");
+    assert_eq!(platform.device.die_issue.name(), "whole_chip_idle");
+    assert!(platform.device.multiplane);
+    assert_eq!(platform.ftl.gc_threshold_min_blocks, 10);
+    assert_eq!(default.ftl.gc_threshold_min_blocks, 0);
+    let s = run(
+        platform,
+        "platform",
+        &[(0, 0, PAGE, true), (0, PAGE, PAGE, false)],
+    );
+    assert_eq!(s.requests.completed, 2);
+}

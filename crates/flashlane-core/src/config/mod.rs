@@ -77,6 +77,12 @@ pub struct FtlConfig {
     pub overprovisioning_fraction: f64,
     /// Garbage collection starts in a plane when its free blocks fall below this share of its blocks.
     pub gc_threshold_fraction: f64,
+    /// Floor of that threshold, in free blocks per plane: the threshold is
+    /// max(ceil(gc_threshold_fraction x blocks_per_plane), gc_threshold_min_blocks). 0 (the
+    /// default): no floor. MQSim raises its threshold to 10 (its max_ongoing_gc_reqs_per_plane);
+    /// docs/models/ssd-model.md, "Garbage collection threshold".
+    #[serde(default, skip_serializing_if = "is_zero_blocks")]
+    pub gc_threshold_min_blocks: u32,
     pub allocation: AllocationConfig,
     /// The static order host-side schedulers assume for location vectors, and the order used
     /// for static allocation. Defaults to channel, chip, die, plane.
@@ -95,6 +101,10 @@ pub struct FtlConfig {
     /// `fastest_for_conflicts` (VIOS; needs `[variation]`, else the same as `in_order`).
     #[serde(default)]
     pub block_choice: BlockChoice,
+}
+
+fn is_zero_blocks(blocks: &u32) -> bool {
+    *blocks == 0
 }
 
 fn one_page() -> u64 {
@@ -276,6 +286,14 @@ impl Config {
         }
         if !(0.0..0.5).contains(&f.gc_threshold_fraction) {
             return Err("ftl.gc_threshold_fraction must be in [0, 0.5)".into());
+        }
+        if f.gc_threshold_min_blocks > 0
+            && u64::from(f.gc_threshold_min_blocks) * 2 >= u64::from(self.geometry.blocks_per_plane)
+        {
+            return Err(format!(
+                "ftl.gc_threshold_min_blocks {} must be below half of geometry.blocks_per_plane ({})",
+                f.gc_threshold_min_blocks, self.geometry.blocks_per_plane
+            ));
         }
         let spare_blocks = self.geometry.blocks_per_plane as f64 * f.overprovisioning_fraction;
         if spare_blocks < 2.0 {

@@ -7,6 +7,10 @@ pub const PRESETS: &[(&str, &str)] = &[
         include_str!("../../presets/mqsim-default.toml"),
     ),
     (
+        "mqsim-platform",
+        include_str!("../../presets/mqsim-platform.toml"),
+    ),
+    (
         "ssdsim-mlc-8x8",
         include_str!("../../presets/ssdsim-mlc-8x8.toml"),
     ),

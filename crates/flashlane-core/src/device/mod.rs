@@ -146,6 +146,7 @@ pub(crate) fn test_ftl() -> Ftl {
     let config = FtlConfig {
         overprovisioning_fraction: 0.25,
         gc_threshold_fraction: 0.25,
+        gc_threshold_min_blocks: 0,
         allocation: AllocationConfig::Static { order },
         host_visible_order: order,
         mapping_cache_bytes: 0,

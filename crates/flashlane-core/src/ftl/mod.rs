@@ -97,6 +97,7 @@ impl Ftl {
             .floor() as u64;
         let gc_threshold_blocks =
             ((geometry.blocks_per_plane as f64 * config.gc_threshold_fraction).ceil() as u32)
+                .max(config.gc_threshold_min_blocks)
                 .max(1);
         let shadow = check_integrity.then(|| Shadow {
             lpn_version: ChunkedTable::new(logical_pages),
@@ -535,6 +536,7 @@ mod tests {
         let c = FtlConfig {
             overprovisioning_fraction: 0.25,
             gc_threshold_fraction: 0.125,
+            gc_threshold_min_blocks: 0,
             allocation: AllocationConfig::Static {
                 order: [Level::Channel, Level::Chip, Level::Die, Level::Plane],
             },
