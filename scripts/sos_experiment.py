@@ -10,12 +10,14 @@ remapped) and the labelled synthetic stand-ins for Bonnie++, Postmark and Financ
   writes), per-chip idle ratio (`device.idle_fraction_mean`), moved writes, buffer figures;
 - load: open-loop workloads at trace time / load for each LOAD_FACTORS, the closed-loop
   benchmark stand-ins at each BENCHMARK_DEPTHS;
-- buffer: each BUFFER_SIZES_BYTES, open-loop workloads at load BUFFER_SWEEP_LOAD.
+- buffer: each BUFFER_SIZES_BYTES, open-loop workloads at load BUFFER_SWEEP_LOAD;
+- chips (Fig. 7): HOS and SOS(QSL) on 1 to 16 chips (CHIP_GEOMETRIES), Financial1 at load
+  CHIP_SWEEP_LOAD and Postmark closed loop.
 
     python3 scripts/sos_experiment.py [--quick] [--flashlane target/release/flashlane]
 
 `--quick` replays the first 3000 requests of each workload and sweeps fewer points. Output:
-out/sos/{results,load,buffer}.csv (or *-quick.csv).
+out/sos/{results,load,buffer,chips}.csv (or *-quick.csv).
 """
 
 from __future__ import annotations
@@ -106,6 +108,13 @@ def main() -> None:
                 extra += sos.load_args(w, sos.BUFFER_SWEEP_LOAD)
             jobs += [("buffer", w, c, {"write_buffer_bytes": b}, extra) for c in sos.CONFIGS]
 
+    for w in ("Financial1", "Postmark"):
+        load = () if sos.closed_loop(w) else sos.load_args(w, sos.CHIP_SWEEP_LOAD)
+        for buses, ways in sos.CHIP_GEOMETRIES:
+            extra = (*sos.chip_args(buses, ways), *load)
+            tags = {"chips": buses * ways}
+            jobs += [("chips", w, c, tags, extra) for c in ("HOS", "SOS(QSL)")]
+
     def one(job):
         name, w, c, tags, extra = job
         s = run(args.flashlane, sos.run_args(w, c, limit, str(REPO / "traces"), extra))
@@ -115,7 +124,7 @@ def main() -> None:
         results = list(pool.map(one, jobs))
     args.out.mkdir(parents=True, exist_ok=True)
     suffix = "-quick" if args.quick else ""
-    for name in ("results", "load", "buffer"):
+    for name in ("results", "load", "buffer", "chips"):
         rows = [r for n, r in results if n == name]
         normalize(rows)
         path = args.out / f"{name}{suffix}.csv"
@@ -130,7 +139,7 @@ def main() -> None:
 def normalize(rows: list[dict]) -> None:
     """normalized_to_ios and change_vs_hos_percent: against IOS / HOS of the same workload and
     the same swept value."""
-    key_fields = [k for k in ("load", "closed_loop_requests", "write_buffer_bytes")]
+    key_fields = ["load", "closed_loop_requests", "write_buffer_bytes", "chips"]
 
     def key(r: dict) -> tuple:
         return (r["workload"], *(r.get(k) for k in key_fields))

@@ -44,3 +44,11 @@ def test_load_sweep_scales_time_or_depth():
     # The buffer sweep of an open-loop workload runs at BUFFER_SWEEP_LOAD.
     buffered = next(p for p in full if p.figure == "buffer" and p.workload == "Financial1")
     assert buffered.args[buffered.args.index("--time-scale") + 1] == repr(1 / sos.BUFFER_SWEEP_LOAD)
+
+
+def test_chip_sweep_covers_one_to_sixteen_chips():
+    full = sos.points(quick=False)
+    chips = [p for p in full if p.figure == "fig7chips"]
+    assert {p.tag("chips") for p in chips} == {1, 2, 4, 8, 16}
+    one = next(p for p in chips if p.tag("chips") == 1)
+    assert "geometry.channels=1" in one.args and "geometry.chips_per_channel=1" in one.args

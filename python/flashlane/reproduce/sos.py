@@ -49,6 +49,11 @@ QUICK_REQUESTS = 3000
 LOAD_FACTORS = (0.5, 1, 4, 16, 64, 256, 1024)
 #: Closed-loop depths (requests in the system) of the benchmark stand-ins' load sweep.
 BENCHMARK_DEPTHS = (1, 4, 16, 32, 64)
+#: Fig. 7's chip counts (1 to 16) as (buses, ways): buses first, as BlueSSD's 4 buses x 4 ways
+#: would be populated (our reading; the paper does not say which chips it kept).
+CHIP_GEOMETRIES = ((1, 1), (2, 1), (4, 1), (4, 2), (4, 4))
+#: Load of the chip sweep for open-loop workloads (Financial1's HOS queues start to build).
+CHIP_SWEEP_LOAD = 64
 #: Write-buffer sizes of the buffer sweep (``device.write_buffer_bytes``).
 BUFFER_SIZES_BYTES = (0, 256 << 10, 1 << 20, 4 << 20, 16 << 20)
 #: The load factor of the full set's buffer sweep on Financial1 (a load where HOS's queues
@@ -94,6 +99,11 @@ def run_args(
     return [*args, *extra]
 
 
+def chip_args(buses: int, ways: int) -> tuple[str, ...]:
+    """Arguments of one chip-count step (the preset's geometry, fewer buses or ways)."""
+    return ("--set", f"geometry.channels={buses}", "--set", f"geometry.chips_per_channel={ways}")
+
+
 def load_args(workload: str, load: float) -> tuple[str, ...]:
     """Arguments of one load-sweep step: a time scale (open loop) or a depth (closed loop)."""
     if closed_loop(workload):
@@ -129,6 +139,13 @@ def points(quick: bool) -> list[Point]:
                 args = run_args(workload, config, None, extra=extra)
                 tags = (("write_buffer_bytes", size),)
                 pts.append(Point(PAPER, "buffer", workload, config, tuple(args), tags))
+    for workload in ("Financial1", "Postmark"):
+        load = () if closed_loop(workload) else load_args(workload, CHIP_SWEEP_LOAD)
+        for buses, ways in CHIP_GEOMETRIES:
+            for config in ("HOS", "SOS(QSL)"):
+                args = run_args(workload, config, None, extra=(*chip_args(buses, ways), *load))
+                tags = (("chips", buses * ways),)
+                pts.append(Point(PAPER, "fig7chips", workload, config, tuple(args), tags))
     return pts
 
 
@@ -258,7 +275,61 @@ def figures(runs: list[Run], quick: bool) -> list[Figure]:
     figs = [fig6, table1, fig7]
     if not quick:
         figs += _sweep_figures(runs)
+        figs.append(_chips_figure(runs))
     return figs
+
+
+def _chips_figure(runs: list[Run]) -> Figure:
+    """Fig. 7 proper: per-chip idle ratio by chip count, HOS and SOS(QSL)."""
+    idle = "device.idle_fraction_mean"
+    sweep = [r for r in runs if r.point.figure == "fig7chips"]
+    index = {(r.point.workload, r.point.configuration, r.point.tag("chips")): r for r in sweep}
+    chips = [b * w for b, w in CHIP_GEOMETRIES]
+
+    def value(workload: str, config: str, n: int) -> float | None:
+        run = index.get((workload, config, n))
+        return None if run is None else _percent(get(run.summary, idle))
+
+    series = {
+        f"{label(w)} {c}": [value(w, c, n) for n in chips]
+        for w in ("Financial1", "Postmark")
+        for c in ("HOS", "SOS(QSL)")
+    }
+    return Figure(
+        PAPER,
+        "fig7chips",
+        "Fig. 7: per-chip average idle time ratio by number of chips",
+        f"Preset {PRESET} with fewer buses / ways {CHIP_GEOMETRIES}; Financial1 at trace time / "
+        f"{CHIP_SWEEP_LOAD}, Postmark (stand-in) closed loop at 32. Idle ratio: "
+        "device.idle_fraction_mean (docs/summary.md).",
+        "lines",
+        "flash chips",
+        "per-chip idle time ratio (%)",
+        [str(n) for n in chips],
+        series,
+        claims=[
+            Claim(
+                f"SOS(QSL) per-chip idle ratio at {n} chips, {label(w)} (paper: < 2 %)",
+                2.0,
+                2.0,
+                value(w, "SOS(QSL)", n),
+                kind="at_most",
+            )
+            for w in ("Financial1", "Postmark")
+            for n in (chips[-1],)
+        ]
+        + [
+            Claim(
+                f"HOS per-chip idle ratio at 16 chips, {label(w)} (paper: up to 23.5 %)",
+                23.5,
+                23.5,
+                value(w, "HOS", chips[-1]),
+            )
+            for w in ("Financial1", "Postmark")
+        ],
+        points=[r.point for r in sweep],
+        log_x=True,
+    )
 
 
 def _sweep_figures(runs: list[Run]) -> list[Figure]:
