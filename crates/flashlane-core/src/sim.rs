@@ -3,7 +3,7 @@
 
 use crate::config::Config;
 use crate::device::{
-    AnyDeviceScheduler, DeviceContext, DeviceScheduler, MultiPlane, Transaction, TxnKind,
+    AnyDeviceScheduler, DeviceContext, DeviceScheduler, DieIssue, MultiPlane, Transaction, TxnKind,
     WriteBuffer, WriteBufferCounters, WriteBufferStats, NO_LPN, NO_REQUEST,
 };
 use crate::engine::EventQueue;
@@ -42,7 +42,7 @@ macro_rules! device_ctx {
     ($sim:ident, $now:expr) => {
         DeviceContext {
             now_ns: $now,
-            die_busy: &$sim.die_busy,
+            die_busy: $sim.die_issue.blocked(),
             ftl: &mut $sim.ftl,
             cancelled: &mut $sim.cancelled,
         }
@@ -161,7 +161,8 @@ pub struct Simulation {
     /// Requests waiting or outstanding that touch each chip (for conflict detection).
     claims_per_chip: Vec<u32>,
 
-    die_busy: Vec<bool>,
+    /// Which dies may start an operation (`device.die_issue`).
+    die_issue: DieIssue,
     die_txn: Vec<Transaction>,
     die_stage: Vec<Stage>,
     /// When the die last asked for a path (for path-wait statistics).
@@ -312,7 +313,7 @@ impl Simulation {
             outstanding_requests: 0,
             outstanding_per_chip: vec![0; chips],
             claims_per_chip: vec![0; chips],
-            die_busy: vec![false; dies],
+            die_issue: DieIssue::new(config.device.die_issue, g.chips(), g.dies_per_chip),
             die_txn: vec![idle_txn; dies],
             die_stage: vec![Stage::ReadCommand; dies],
             die_asked_ns: vec![0; dies],
@@ -1068,7 +1069,7 @@ impl Simulation {
 
     fn start(&mut self, now: u64, txn: Transaction) {
         let die = txn.die as usize;
-        self.die_busy[die] = true;
+        self.die_issue.started(txn.die);
         self.die_txn[die] = txn;
         let counted = self.in_window(now);
         let (stage, transfer) = match txn.kind {
@@ -1203,7 +1204,7 @@ impl Simulation {
     fn on_done(&mut self, now: u64, die: u32) {
         self.last_flash_end_ns = now;
         let txn = self.die_txn[die as usize];
-        self.die_busy[die as usize] = false;
+        self.die_issue.finished(die);
         let chip = txn.chip as usize;
         self.chip_busy_dies[chip] -= 1;
         if self.chip_busy_dies[chip] == 0 {

@@ -7,7 +7,7 @@ mod presets;
 
 use serde::{Deserialize, Serialize};
 
-use crate::device::DeviceSchedulerConfig;
+use crate::device::{DeviceSchedulerConfig, DieIssueRule};
 use crate::ftl::{BlockChoice, VariationConfig};
 use crate::geometry::{Geometry, Level, StaticMap};
 use crate::host::HostSchedulerConfig;
@@ -175,6 +175,11 @@ pub struct DeviceConfig {
     /// multi-plane commands (device/multiplane.rs). Off by default.
     #[serde(default)]
     pub multiplane: bool,
+    /// When a die may start: `independent` (whenever it is idle, the default) or
+    /// `whole_chip_idle` (only while no die of its chip works, MQSim's rule;
+    /// device/die_issue.rs).
+    #[serde(default)]
+    pub die_issue: DieIssueRule,
     /// DRAM write buffer in front of the FTL, bytes; 0 = none (device/write_buffer.rs).
     #[serde(default)]
     pub write_buffer_bytes: u64,

@@ -2,9 +2,11 @@
 //!
 //! Every device scheduler implements [`DeviceScheduler`]; [`DeviceSchedulerConfig`] lists them.
 
+mod die_issue;
 mod in_order;
 mod multiplane;
 mod out_of_order;
+mod read_first;
 mod sos;
 mod ssdsim;
 mod write_buffer;
@@ -13,9 +15,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::ftl::Ftl;
 
+pub use die_issue::{DieIssue, DieIssueRule};
 pub use in_order::InOrder;
 pub use multiplane::MultiPlane;
 pub use out_of_order::OutOfOrder;
+pub use read_first::ReadFirst;
 pub use sos::Sos;
 pub use ssdsim::Ssdsim;
 pub use write_buffer::{WriteBuffer, WriteBufferCounters, WriteBufferStats};
@@ -88,7 +92,8 @@ impl Transaction {
 /// What a device scheduler may consult and change while it queues and picks transactions.
 pub struct DeviceContext<'a> {
     pub now_ns: u64,
-    /// Busy state of every die (global die index).
+    /// Per die (global index): true while it may not start an operation — it works, or, under
+    /// `device.die_issue = "whole_chip_idle"`, another die of its chip works.
     pub die_busy: &'a [bool],
     /// The FTL, for schedulers that remap queued writes (SOS).
     pub ftl: &'a mut Ftl,
@@ -169,6 +174,10 @@ pub enum DeviceSchedulerConfig {
     /// SSDsim's order (PIQ/VIOS platform): the whole chip is busy while any of its dies
     /// works; an idle chip starts its oldest read, else its oldest program or GC operation.
     Ssdsim {},
+    /// MQSim's `TSU_OutOfOrder` order (GC not preemptible): per die, mapping reads, then GC
+    /// copybacks and erases, then host reads, then writes; an idle die of the chip takes the
+    /// head of the highest non-empty class, the oldest head first inside a class.
+    ReadFirst {},
 }
 
 impl DeviceSchedulerConfig {
@@ -178,6 +187,7 @@ impl DeviceSchedulerConfig {
             DeviceSchedulerConfig::OutOfOrder {} => "out_of_order",
             DeviceSchedulerConfig::Sos { .. } => "sos",
             DeviceSchedulerConfig::Ssdsim {} => "ssdsim",
+            DeviceSchedulerConfig::ReadFirst {} => "read_first",
         }
     }
 
@@ -192,6 +202,9 @@ impl DeviceSchedulerConfig {
                 write_hit_manager,
             } => AnyDeviceScheduler::Sos(Sos::new(chips, *queue_size_leveller, *write_hit_manager)),
             DeviceSchedulerConfig::Ssdsim {} => AnyDeviceScheduler::Ssdsim(Ssdsim::new(chips)),
+            DeviceSchedulerConfig::ReadFirst {} => {
+                AnyDeviceScheduler::ReadFirst(ReadFirst::new(chips))
+            }
         }
     }
 }
@@ -202,6 +215,7 @@ pub enum AnyDeviceScheduler {
     OutOfOrder(OutOfOrder),
     Sos(Sos),
     Ssdsim(Ssdsim),
+    ReadFirst(ReadFirst),
 }
 
 impl DeviceScheduler for AnyDeviceScheduler {
@@ -211,6 +225,7 @@ impl DeviceScheduler for AnyDeviceScheduler {
             AnyDeviceScheduler::OutOfOrder(s) => s.enqueue(txn, ctx),
             AnyDeviceScheduler::Sos(s) => s.enqueue(txn, ctx),
             AnyDeviceScheduler::Ssdsim(s) => s.enqueue(txn, ctx),
+            AnyDeviceScheduler::ReadFirst(s) => s.enqueue(txn, ctx),
         }
     }
     fn next(&mut self, chip: u32, ctx: &mut DeviceContext<'_>) -> Option<Transaction> {
@@ -219,6 +234,7 @@ impl DeviceScheduler for AnyDeviceScheduler {
             AnyDeviceScheduler::OutOfOrder(s) => s.next(chip, ctx),
             AnyDeviceScheduler::Sos(s) => s.next(chip, ctx),
             AnyDeviceScheduler::Ssdsim(s) => s.next(chip, ctx),
+            AnyDeviceScheduler::ReadFirst(s) => s.next(chip, ctx),
         }
     }
     fn queued_per_chip(&self) -> &[u32] {
@@ -227,6 +243,7 @@ impl DeviceScheduler for AnyDeviceScheduler {
             AnyDeviceScheduler::OutOfOrder(s) => s.queued_per_chip(),
             AnyDeviceScheduler::Sos(s) => s.queued_per_chip(),
             AnyDeviceScheduler::Ssdsim(s) => s.queued_per_chip(),
+            AnyDeviceScheduler::ReadFirst(s) => s.queued_per_chip(),
         }
     }
     fn take_companion(
@@ -240,6 +257,7 @@ impl DeviceScheduler for AnyDeviceScheduler {
             AnyDeviceScheduler::Sos(s) => s.take_companion(chip, fits),
             // SSDsim's shipped config has advanced (multi-plane) commands off: never pairs.
             AnyDeviceScheduler::Ssdsim(s) => s.take_companion(chip, fits),
+            AnyDeviceScheduler::ReadFirst(s) => s.take_companion(chip, fits),
         }
     }
 }

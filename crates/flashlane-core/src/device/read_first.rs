@@ -1,0 +1,263 @@
+//! MQSim's transaction order (`TSU_OutOfOrder`, GC not preemptible): per chip, mapping reads
+//! first, then garbage collection, then host reads, then writes.
+//!
+//! MQSim keeps separate queues per chip for each source (user, GC, mapping) and kind (read,
+//! write, erase). `TSU_Base::process_chip_requests` tries `service_read_transaction`, then
+//! `service_write_transaction`, then `service_erase_transaction`. With preemptible GC off
+//! (`GC_is_in_urgent_mode` is then always true, MQSim's shipped setting) the reads step serves
+//! mapping reads, else GC reads, else — unless GC writes or erases are queued — user reads; the
+//! writes step serves GC writes, else — unless a GC erase is queued — user writes
+//! (docs/models/ssd-model.md, "Read-first device scheduler", has the exact rule). So on a chip:
+//! mapping reads > any queued GC work > host reads > writes.
+//!
+//! Here, per die, four FIFO queues: mapping reads; GC (copybacks and erases: one flashlane
+//! copyback is MQSim's GC read and GC write; the erase stays behind its die's copybacks);
+//! host page reads; writes (host programs, buffer flushes, mapping programs — MQSim never
+//! serves its mapping-write queue at all, see docs/validation.md). `next(chip)` takes the
+//! highest class that has a transaction on an idle die of the chip; inside a class the oldest
+//! head over the chip's idle dies goes first. Per-die queues keep the order of one die's work
+//! and let an idle die go while another die of the chip is busy (MQSim's chip-wide issue rule
+//! is `device.die_issue`, orthogonal to this order).
+
+use std::collections::VecDeque;
+
+use super::{DeviceContext, DeviceScheduler, Transaction, TxnKind};
+
+/// Queue classes in service order.
+const CLASSES: usize = 4;
+
+fn class_of(kind: TxnKind) -> usize {
+    match kind {
+        TxnKind::MappingRead => 0,
+        TxnKind::Copyback | TxnKind::Erase => 1,
+        TxnKind::Read => 2,
+        TxnKind::Program | TxnKind::MappingProgram => 3,
+    }
+}
+
+pub struct ReadFirst {
+    chips: usize,
+    /// Learned from the first `next` (the die-busy slice covers every die, chip-major).
+    dies_per_chip: usize,
+    /// `queues[die][class]`: (arrival sequence, transaction), oldest first.
+    queues: Vec<[VecDeque<(u64, Transaction)>; CLASSES]>,
+    queued: Vec<u32>,
+    sequence: u64,
+}
+
+impl ReadFirst {
+    pub fn new(chips: u32) -> Self {
+        ReadFirst {
+            chips: chips as usize,
+            dies_per_chip: 0,
+            queues: Vec::new(),
+            queued: vec![0; chips as usize],
+            sequence: 0,
+        }
+    }
+
+    fn chip_dies(&self, chip: u32) -> std::ops::Range<usize> {
+        let first = chip as usize * self.dies_per_chip;
+        first..(first + self.dies_per_chip).min(self.queues.len())
+    }
+}
+
+impl DeviceScheduler for ReadFirst {
+    fn enqueue(&mut self, txn: Transaction, _ctx: &mut DeviceContext<'_>) {
+        let die = txn.die as usize;
+        if die >= self.queues.len() {
+            self.queues.resize_with(die + 1, Default::default);
+        }
+        self.queues[die][class_of(txn.kind)].push_back((self.sequence, txn));
+        self.sequence += 1;
+        self.queued[txn.chip as usize] += 1;
+    }
+
+    fn next(&mut self, chip: u32, ctx: &mut DeviceContext<'_>) -> Option<Transaction> {
+        if self.queued[chip as usize] == 0 {
+            return None;
+        }
+        self.dies_per_chip = ctx.die_busy.len() / self.chips;
+        let dies = self.chip_dies(chip);
+        for class in 0..CLASSES {
+            let mut best: Option<(u64, usize)> = None;
+            for die in dies.clone() {
+                if ctx.die_busy[die] {
+                    continue;
+                }
+                if let Some(&(seq, _)) = self.queues[die][class].front() {
+                    if best.is_none_or(|(oldest, _)| seq < oldest) {
+                        best = Some((seq, die));
+                    }
+                }
+            }
+            if let Some((_, die)) = best {
+                let (_, txn) = self.queues[die][class].pop_front()?;
+                self.queued[chip as usize] -= 1;
+                return Some(txn);
+            }
+        }
+        None
+    }
+
+    fn queued_per_chip(&self) -> &[u32] {
+        &self.queued
+    }
+
+    // MQSim fills a multi-plane command from the leader's queue first, then the next one
+    // (`TSU_Base::issue_command_to_chip`): here the classes in service order.
+    fn take_companion(
+        &mut self,
+        chip: u32,
+        fits: &dyn Fn(&Transaction) -> bool,
+    ) -> Option<Transaction> {
+        for class in 0..CLASSES {
+            for die in self.chip_dies(chip) {
+                let queue = &mut self.queues[die][class];
+                if let Some(at) = queue.iter().position(|(_, t)| fits(t)) {
+                    let (_, txn) = queue.remove(at)?;
+                    self.queued[chip as usize] -= 1;
+                    return Some(txn);
+                }
+            }
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::device::{NO_LPN, NO_REQUEST};
+
+    fn txn(kind: TxnKind, chip: u32, die: u32, request: u32) -> Transaction {
+        Transaction {
+            kind,
+            request,
+            chip,
+            die,
+            plane: 0,
+            page_in_block: 0,
+            bytes: 4096,
+            program_ns: 0,
+            enqueued_ns: 0,
+            lpn: NO_LPN,
+            ppn: 0,
+            from_chip: chip,
+        }
+    }
+
+    fn enq(s: &mut ReadFirst, t: Transaction) {
+        let mut ftl = crate::device::test_ftl();
+        let mut cancelled = Vec::new();
+        s.enqueue(
+            t,
+            &mut DeviceContext {
+                now_ns: 0,
+                die_busy: &[],
+                ftl: &mut ftl,
+                cancelled: &mut cancelled,
+            },
+        );
+    }
+
+    fn nxt(s: &mut ReadFirst, chip: u32, busy: &[bool]) -> Option<Transaction> {
+        let mut ftl = crate::device::test_ftl();
+        let mut cancelled = Vec::new();
+        s.next(
+            chip,
+            &mut DeviceContext {
+                now_ns: 0,
+                die_busy: busy,
+                ftl: &mut ftl,
+                cancelled: &mut cancelled,
+            },
+        )
+    }
+
+    /// A write queued first on a busy die, then a read: when the die frees, the read goes.
+    #[test]
+    fn a_read_queued_after_a_write_starts_first() {
+        let mut s = ReadFirst::new(1);
+        enq(&mut s, txn(TxnKind::Program, 0, 0, 1));
+        enq(&mut s, txn(TxnKind::Program, 0, 0, 2));
+        enq(&mut s, txn(TxnKind::Read, 0, 0, 3));
+        assert_eq!(nxt(&mut s, 0, &[true]), None);
+        assert_eq!(s.queued_per_chip(), &[3]);
+        let order: Vec<u32> = std::iter::from_fn(|| nxt(&mut s, 0, &[false]))
+            .map(|t| t.request)
+            .collect();
+        assert_eq!(order, vec![3, 1, 2]);
+        assert_eq!(s.queued_per_chip(), &[0]);
+    }
+
+    /// Service order on one die: mapping reads, GC (in its own order), host reads, writes.
+    #[test]
+    fn classes_go_in_mqsim_order() {
+        let mut s = ReadFirst::new(1);
+        enq(&mut s, txn(TxnKind::Program, 0, 0, 1));
+        enq(&mut s, txn(TxnKind::Read, 0, 0, 2));
+        enq(&mut s, txn(TxnKind::Copyback, 0, 0, NO_REQUEST));
+        enq(&mut s, txn(TxnKind::Erase, 0, 0, NO_REQUEST));
+        enq(&mut s, txn(TxnKind::MappingProgram, 0, 0, 7));
+        enq(&mut s, txn(TxnKind::MappingRead, 0, 0, 8));
+        let order: Vec<TxnKind> = std::iter::from_fn(|| nxt(&mut s, 0, &[false]))
+            .map(|t| t.kind)
+            .collect();
+        assert_eq!(
+            order,
+            vec![
+                TxnKind::MappingRead,
+                TxnKind::Copyback,
+                TxnKind::Erase,
+                TxnKind::Read,
+                TxnKind::Program,
+                TxnKind::MappingProgram
+            ]
+        );
+    }
+
+    /// Two dies on one chip: a busy die does not hold back the other die's work, and inside
+    /// a class the oldest head of the idle dies goes first.
+    #[test]
+    fn an_idle_die_goes_while_its_sibling_is_busy() {
+        let mut s = ReadFirst::new(2);
+        enq(&mut s, txn(TxnKind::Read, 0, 0, 1));
+        enq(&mut s, txn(TxnKind::Read, 0, 1, 2));
+        enq(&mut s, txn(TxnKind::Read, 0, 0, 3));
+        // Chip 1 (dies 2, 3) has its own queues.
+        enq(&mut s, txn(TxnKind::Program, 1, 3, 4));
+        assert_eq!(
+            nxt(&mut s, 0, &[true, false, false, false])
+                .unwrap()
+                .request,
+            2
+        );
+        assert_eq!(nxt(&mut s, 0, &[true, true, false, false]), None);
+        assert_eq!(
+            nxt(&mut s, 0, &[false, true, false, false])
+                .unwrap()
+                .request,
+            1
+        );
+        assert_eq!(nxt(&mut s, 1, &[false; 4]).unwrap().request, 4);
+        assert_eq!(nxt(&mut s, 0, &[false; 4]).unwrap().request, 3);
+        assert_eq!(s.queued_per_chip(), &[0, 0]);
+    }
+
+    /// Companions come from any class in service order, and leave the queue counted.
+    #[test]
+    fn companions_are_taken_once() {
+        let mut s = ReadFirst::new(1);
+        let mut a = txn(TxnKind::Read, 0, 0, 1);
+        a.plane = 1;
+        enq(&mut s, txn(TxnKind::Read, 0, 0, 0));
+        enq(&mut s, a);
+        let lead = nxt(&mut s, 0, &[false]).unwrap();
+        assert_eq!(lead.request, 0);
+        let got = s.take_companion(0, &|t| t.kind == TxnKind::Read && t.plane == 1);
+        assert_eq!(got.map(|t| t.request), Some(1));
+        assert_eq!(s.take_companion(0, &|_| true), None);
+        assert_eq!(s.queued_per_chip(), &[0]);
+    }
+}

@@ -1,0 +1,155 @@
+//! MQSim's platform choices: the read-first device scheduler (`read_first`) and the
+//! whole-chip-idle die issue rule (`device.die_issue`), on hand-made cases and under GC.
+//!
+//! The small drive: one channel, one chip, two dies of one plane, 8 KiB pages, static
+//! channel-chip-die-plane striping, so logical page p lives on die p mod 2.
+
+mod common;
+
+use common::{mqsim_trace, preset, random_requests, run, spec};
+use flashlane_core::config::Config;
+use proptest::prelude::*;
+
+const PAGE: u64 = 8192;
+
+fn drive(extra: &[(&str, &str)]) -> Config {
+    let mut o = vec![
+        ("geometry.channels", "1"),
+        ("geometry.chips_per_channel", "1"),
+        ("geometry.dies_per_chip", "2"),
+        ("geometry.planes_per_die", "1"),
+        ("geometry.blocks_per_plane", "64"),
+        ("geometry.pages_per_block", "64"),
+        ("ftl.mapping_cache_bytes", "0"),
+    ];
+    o.extend_from_slice(extra);
+    preset("mqsim-default", &o)
+}
+
+fn ns(us: f64) -> u64 {
+    (us * 1000.0).round() as u64
+}
+
+/// Latency of one page read (or program) on an idle drive, ns.
+fn alone(read: bool) -> u64 {
+    let s = run(drive(&[]), "alone", &[(0, 0, PAGE, read)]);
+    ns(if read {
+        s.latency_us.read.max
+    } else {
+        s.latency_us.write.max
+    })
+}
+
+#[test]
+fn whole_chip_idle_runs_dies_of_a_chip_one_after_another() {
+    // Reads of pages 0 and 1 (dies 0 and 1) queued together at t = 0. MQSim sends one die's
+    // command at a time (TSU_Base::issue_command_to_chip), so the second ends at 2 x READ.
+    let read = alone(true);
+    let reqs = [(0, 0, PAGE, true), (0, PAGE, PAGE, true)];
+    let s = run(
+        drive(&[("device.die_issue", "whole_chip_idle")]),
+        "chip-2",
+        &reqs,
+    );
+    assert_eq!(ns(s.latency_us.read.max), 2 * read);
+    assert_eq!(ns(2.0 * s.latency_us.read.mean), 3 * read);
+    // Independent dies overlap the second read's array time with the first's.
+    let s = run(drive(&[]), "die-2", &reqs);
+    assert!(ns(s.latency_us.read.max) < 2 * read);
+}
+
+#[test]
+fn work_arriving_while_a_die_works_waits_for_the_whole_chip() {
+    // A read on die 0 at t = 0, a read on die 1 at t = 10 us while die 0 works.
+    let read = alone(true);
+    let reqs = [(0, 0, PAGE, true), (10_000, PAGE, PAGE, true)];
+    let s = run(
+        drive(&[("device.die_issue", "whole_chip_idle")]),
+        "chip-wait",
+        &reqs,
+    );
+    assert_eq!(ns(s.latency_us.read.max), 2 * read - 10_000);
+    let s = run(drive(&[]), "die-wait", &reqs);
+    assert!(ns(s.latency_us.read.max) < 2 * read - 10_000);
+}
+
+#[test]
+fn read_first_lets_a_read_pass_a_queued_write() {
+    // Die 0: a write of page 0 at t = 0 (busy for WRITE), a write of page 2 at t = 10, a read
+    // of page 4 at t = 20. Reads first: the read runs when the first write ends (latency
+    // WRITE + READ - 20) and the second write after it. Per-chip FIFO (`out_of_order`): the
+    // read waits for both writes.
+    let (read, write) = (alone(true), alone(false));
+    let reqs = [
+        (0, 0, PAGE, false),
+        (10, 2 * PAGE, PAGE, false),
+        (20, 4 * PAGE, PAGE, true),
+    ];
+    let s = run(
+        drive(&[("device.scheduler.kind", "read_first")]),
+        "rf",
+        &reqs,
+    );
+    assert_eq!(ns(s.latency_us.read.max), write + read - 20);
+    assert_eq!(ns(s.latency_us.write.max), 2 * write + read - 10);
+    let s = run(drive(&[]), "fifo", &reqs);
+    assert_eq!(ns(s.latency_us.read.max), 2 * write + read - 20);
+}
+
+/// Random traffic with GC on a small drive: every read returns the last data written.
+#[test]
+fn read_first_keeps_integrity_through_gc() {
+    for die_issue in ["independent", "whole_chip_idle"] {
+        let config = common::sos_small_drive(&[
+            ("device.scheduler.kind", "read_first"),
+            ("geometry.dies_per_chip", "2"),
+            ("precondition.fill_fraction", "0.9"),
+            ("ftl.mapping_cache_bytes", "4096"),
+            ("device.die_issue", die_issue),
+        ]);
+        let capacity = (2 * 2 * 2 * 2 * 32 * 16) as f64 * 4096.0 * 0.8;
+        let requests = random_requests(5, 12_000, (capacity * 0.9) as u64, 0.4, 2_000_000);
+        let path = mqsim_trace(&format!("rf-integrity-{die_issue}"), &requests);
+        let mut spec = spec(config, path.clone());
+        spec.check_integrity = true;
+        let s = flashlane_core::run(&spec).unwrap();
+        std::fs::remove_file(path).unwrap();
+        assert_eq!(s.requests.completed, 12_000);
+        assert!(s.gc.runs > 100, "GC ran only {} times", s.gc.runs);
+        assert!(s.flash.mapping_reads > 100, "{:?}", s.flash);
+        assert_eq!(s.integrity_violations, Some(0), "{die_issue}");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(16))]
+    /// Every request completes exactly once under both rules, with or without multi-plane.
+    #[test]
+    fn every_request_completes_exactly_once(
+        seed in 0u64..1000,
+        n in 1usize..300,
+        device_depth in 1u32..40,
+        span_pages in 8u64..1024,
+        gap_ns in 1u64..400_000,
+        whole_chip in any::<bool>(),
+        multiplane in any::<bool>(),
+    ) {
+        let requests = random_requests(seed, n, span_pages * 4096 + 4 * 4096, 0.4, gap_ns);
+        let device_depth = device_depth.to_string();
+        let extra = [
+            ("device.scheduler.kind", "read_first"),
+            ("geometry.dies_per_chip", "2"),
+            ("device.queue_depth_requests", device_depth.as_str()),
+            ("precondition.fill_fraction", "0.5"),
+            ("device.die_issue", if whole_chip { "whole_chip_idle" } else { "independent" }),
+            ("device.multiplane", if multiplane { "true" } else { "false" }),
+        ];
+        let s = run(common::sos_small_drive(&extra), &format!("rf-prop-{seed}-{n}"), &requests);
+        let reads = requests.iter().filter(|r| r.3).count() as u64;
+        prop_assert_eq!(s.requests.completed, n as u64);
+        prop_assert_eq!(s.requests.reads, reads);
+        prop_assert_eq!(s.latency_us.all.count, n as u64);
+        prop_assert_eq!(s.flash.reads + s.flash.programs,
+            requests.iter().map(|r| r.2 / 4096).sum::<u64>());
+    }
+}
