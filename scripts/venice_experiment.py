@@ -58,7 +58,16 @@ NAMES = {
 }
 try:
     # The Table 2 stand-ins are the package's set (flashlane reproduce venice uses the same).
-    from flashlane.reproduce.venice import PROFILES
+    # The paper's numbers and the mixes are the package's too.
+    from flashlane.reproduce.venice import (
+        MIXES,
+        PAPER_ENERGY,
+        PAPER_FIRST_TRY,
+        PAPER_MIX_SPEEDUP,
+        PAPER_POWER,
+        PAPER_SPEEDUP,
+        PROFILES,
+    )
 except ImportError as e:
     sys.exit(f"venice_experiment.py needs the flashlane package (pip install .): {e}")
 QUICK_PROFILES = ["hm_0", "proj_3", "src2_1", "YCSB_B", "ssd-00", "ssd-10"]
@@ -91,49 +100,6 @@ PLATFORMS = {
     ),
 }
 SHAPES = [(4, 16), (8, 8), (16, 4)]
-# Table 3 rows whose constituents our text copy of the paper keeps (mix2, mix4-6 lost theirs).
-MIXES = {"mix1": ["src2_1", "proj_3"], "mix3": ["prxy_0", "rsrch_0"]}
-# Figure 12 averages over the six mixes (Sec. 6.2): Venice over Baseline/pSSD/pnSSD/NoSSD
-# 1.83/1.81/1.80/1.63, so each design over the baseline is 1.83 / that.
-PAPER_MIX_SPEEDUP = {
-    "packetized": 1.83 / 1.81,
-    "pnssd": 1.83 / 1.80,
-    "nossd": 1.83 / 1.63,
-    "venice": 1.83,
-}
-# Figure 14(b) (Sec. 6.4): Venice's energy is 61/54/53/46 % below Baseline/pSSD/pnSSD/NoSSD, so
-# each design's energy over the baseline's is (1 - 0.61) / (1 - that).
-PAPER_ENERGY = {
-    "packetized": 0.39 / 0.46,
-    "pnssd": 0.39 / 0.47,
-    "nossd": 0.39 / 0.54,
-    "venice": 0.39,
-}
-# Figure 14(a): Venice's average power is 4 % below the baseline's.
-PAPER_POWER = {"venice": 0.96}
-
-# The paper's averages (Section 6.1, Figure 9 and Figure 13).
-PAPER_SPEEDUP = {
-    "venice-perf": {
-        "packetized": 2.65 / 2.10,
-        "pnssd": 2.65 / 2.00,
-        "nossd": 2.65 / 1.92,
-        "venice": 2.65,
-    },
-    "venice-cost": {
-        "packetized": 1.67 / 1.52,
-        "pnssd": 1.67 / 1.55,
-        "nossd": 1.67 / 1.47,
-        "venice": 1.67,
-    },
-}
-PAPER_FIRST_TRY = {
-    "shared_bus": 76.40,
-    "packetized": 78.47,
-    "pnssd": 77.88,
-    "nossd": 80.65,
-    "venice": 99.98,
-}
 
 
 WHY_THE_GAPS = """## Why the gaps (read with the tables above)

@@ -49,27 +49,17 @@ from piq_experiment import PLATFORMS as PIQ_PLATFORMS
 REPO = Path(__file__).resolve().parent.parent
 try:
     # The bundled traces are the package's set (flashlane reproduce vios uses the same).
-    from flashlane.reproduce.vios import CONFIGS, STAGES, TRACES
+    from flashlane.reproduce.vios import (
+        CONFIGS,
+        QUICK_STAND_INS,
+        STAGES,
+        STAND_INS,
+        TABLE_1,
+        TRACES,
+    )
 except ImportError as e:
     sys.exit(f"vios_experiment.py needs the flashlane package (pip install .): {e}")
-# VIOS Table 1: trace -> (read I/Os, write I/Os, ConflictsRatio % under NOOP at 12K).
-TABLE_1 = {
-    "prn": (61422, 438578, 59.89),
-    "fin": (129342, 370658, 28.30),
-    "hm": (139527, 360473, 44.65),
-    "mds": (26301, 473699, 4.70),
-    "proj": (151549, 348451, 14.29),
-    "rsrch": (43803, 456197, 47.45),
-    "src": (81377, 418623, 77.74),
-    "stg": (43818, 456182, 46.40),
-    "ts": (76687, 423313, 6.95),
-    "usr": (206983, 293017, 20.09),
-    "wdev": (102663, 397337, 43.84),
-    "web": (239458, 260542, 21.79),
-}
-STAND_INS = [f"vios_{t}" for t in TABLE_1]
 QUICK_TRACES = TRACES[:2]
-QUICK_STAND_INS = ["vios_src"]
 PLATFORMS = {
     "ssdsim": ["device.scheduler.kind=ssdsim", *PIQ_PLATFORMS["host_queue"]],
     "ssdsim_shared": ["device.scheduler.kind=ssdsim", *PIQ_PLATFORMS["shared_queue"]],
