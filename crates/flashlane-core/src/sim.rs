@@ -1075,7 +1075,7 @@ impl Simulation {
         let (stage, transfer) = match txn.kind {
             TxnKind::Read => {
                 self.flash.reads += u64::from(counted);
-                (Stage::ReadCommand, Transfer::Command)
+                (Stage::ReadCommand, Transfer::ReadCommand)
             }
             TxnKind::Program => {
                 self.flash.programs += u64::from(counted);
@@ -1091,7 +1091,7 @@ impl Simulation {
             }
             TxnKind::MappingRead => {
                 self.flash.mapping_reads += u64::from(counted);
-                (Stage::ReadCommand, Transfer::Command)
+                (Stage::ReadCommand, Transfer::ReadCommand)
             }
             TxnKind::MappingProgram => {
                 self.flash.mapping_programs += u64::from(counted);
@@ -1114,12 +1114,16 @@ impl Simulation {
         self.die_stage[die as usize] = stage;
         self.die_asked_ns[die as usize] = now;
         let chip = self.die_txn[die as usize].chip;
-        match self.interconnect.acquire(now, chip, die, transfer) {
-            Acquire::Granted(grant) => self.granted(grant),
-            Acquire::Queued { wake: Some(wake) } => self
-                .events
-                .schedule(wake.at_ns, Event::LinkWake { key: wake.key }),
-            Acquire::Queued { wake: None } => {}
+        let wake = match self.interconnect.acquire(now, chip, die, transfer) {
+            Acquire::Granted { grant, wake } => {
+                self.granted(grant);
+                wake
+            }
+            Acquire::Queued { wake } => wake,
+        };
+        if let Some(wake) = wake {
+            self.events
+                .schedule(wake.at_ns, Event::LinkWake { key: wake.key });
         }
     }
 

@@ -26,10 +26,15 @@ fn ns(us: f64) -> f64 {
     (us * 1000.0).round()
 }
 
-/// Equation 1 with 1-byte links at 1 ns: (hops + bytes) ns; plus the scout's round trip over a
-/// free shortest path (hops out, hops back).
+/// Equation 1 with 1-byte links at 1 ns: (hops + bytes) ns.
+fn equation_1(hops: f64, bytes: f64) -> f64 {
+    hops + bytes
+}
+
+/// A transfer over a reservation of its own: the scout's round trip over a free shortest path
+/// (hops out, hops back), then Equation 1.
 fn venice_transfer(hops: f64, bytes: f64) -> f64 {
-    2.0 * hops * SCOUT_HOP + hops + bytes
+    2.0 * hops * SCOUT_HOP + equation_1(hops, bytes)
 }
 
 #[test]
@@ -37,20 +42,34 @@ fn venice_read_over_k_hops_follows_equation_1() {
     // Channel-first striping: logical page 8 * w sits on channel 0, chip (column) w. Controller
     // 0 sits west of row 0, so chip w is 1 + w links away.
     for w in [0u64, 5] {
-        let s = run(
+        let hops = 1.0 + w as f64;
+        // The paper's reading: one reservation, the data comes back over the command's path.
+        let held = run(
             quiet("venice", &[]),
             &format!("venice-k{w}"),
             &[(0, 8 * w * PAGE, PAGE, true)],
         );
-        let hops = 1.0 + w as f64;
+        let expected = venice_transfer(hops, COMMAND_BYTES) + T_R + equation_1(hops, PAGE as f64);
+        assert_eq!(ns(held.latency_us.read.max), expected, "chip {w}");
+        // A new reservation for the data: a second scout round trip.
+        let again = run(
+            quiet(
+                "venice",
+                &[("interconnect.read_data_path", "new_reservation")],
+            ),
+            &format!("venice-k{w}-new"),
+            &[(0, 8 * w * PAGE, PAGE, true)],
+        );
         let expected =
             venice_transfer(hops, COMMAND_BYTES) + T_R + venice_transfer(hops, PAGE as f64);
-        assert_eq!(ns(s.latency_us.read.max), expected, "chip {w}");
-        assert_eq!(
-            s.interconnect.report.path_hops,
-            s.interconnect.report.minimal_hops
-        );
-        assert_eq!(s.interconnect.report.path_hops, 2 * hops as u64);
+        assert_eq!(ns(again.latency_us.read.max), expected, "chip {w}");
+        for s in [&held, &again] {
+            let r = &s.interconnect.report;
+            assert_eq!(r.path_hops, r.minimal_hops);
+            assert_eq!(r.path_hops, 2 * hops as u64);
+        }
+        assert_eq!(held.interconnect.report.reservation_attempts, 1);
+        assert_eq!(again.interconnect.report.reservation_attempts, 2);
     }
 }
 
@@ -66,8 +85,7 @@ fn two_reads_to_one_channel_overlap_on_venice_and_ideal_and_serialize_on_the_bus
     let venice = run(quiet("venice", &[]), "pair-venice", &reads);
     // The second read takes another controller and a path of at most 3 links: it never waits
     // for the first read's transfer.
-    let worst_single =
-        venice_transfer(3.0, COMMAND_BYTES) + T_R + venice_transfer(3.0, PAGE as f64);
+    let worst_single = venice_transfer(3.0, COMMAND_BYTES) + T_R + equation_1(3.0, PAGE as f64);
     assert!(ns(venice.latency_us.read.max) <= worst_single);
     assert_eq!(venice.interconnect.report.path_conflicts, 0);
     // Per request (Figure 13): on the bus the second read's command waits 6 ns for the first

@@ -112,21 +112,25 @@ impl InterconnectReport {
 /// Answer of [`Interconnect::acquire`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Acquire {
-    /// The transfer starts now and holds its path until `end_ns`.
-    Granted(Grant),
+    /// The transfer holds its path from `grant.start_ns` until `grant.end_ns`. If `wake` is
+    /// given, the simulator must call [`Interconnect::wake`] with its key at its time (a
+    /// reservation that ends frees the path for transfers already waiting).
+    Granted { grant: Grant, wake: Option<Wake> },
     /// The path is busy: the transfer waits. If `wake` is given, the simulator must call
     /// [`Interconnect::wake`] with its key at its time.
     Queued { wake: Option<Wake> },
 }
 
 /// Contract: the simulator asks for a path with `acquire` (at most one outstanding request per
-/// die) and calls `wake` at every wake-up the interconnect asks for. A link carries one
-/// transfer at a time; a granted transfer holds its path (one link or many) until its `end_ns`
-/// without further calls ("busy until T"), so uncontended transfers cost no events. A grant's
-/// `start_ns` is never before the call that grants it, and may be later (path set-up time).
-/// Waiting transfers are granted exactly once, from `wake`; one wake may grant transfers to any
-/// chips (a release on a mesh frees paths to many chips). An implementation never sees
-/// schedulers or the FTL.
+/// die), in time order, and calls `wake` at every wake-up the interconnect asks for. A link
+/// carries one transfer at a time; a granted transfer holds its path (one link or many) until
+/// its `end_ns` without further calls ("busy until T"), so uncontended transfers cost no
+/// events. A grant's `start_ns` is never before the call that grants it, and may be later
+/// (path set-up time). Transfers not granted by `acquire` are granted exactly once, from
+/// `wake`; one wake may grant transfers to any chips (a release on a mesh frees paths to many
+/// chips; a scout reaches its chip). A die that was granted a [`Transfer::ReadCommand`] asks
+/// for its [`Transfer::DataOut`] next (after the array read), so an interconnect may keep the
+/// command's path for the data. An implementation never sees schedulers or the FTL.
 pub trait Interconnect {
     /// Ask for a path between a controller and `chip` on behalf of `die`.
     fn acquire(&mut self, now_ns: u64, chip: u32, die: u32, what: Transfer) -> Acquire;
@@ -139,9 +143,12 @@ pub trait Interconnect {
 /// What crosses the path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Transfer {
-    /// A command and address sequence that starts an array operation (read, erase, copyback).
+    /// A command and address sequence that starts an array operation (erase, copyback).
     /// Controllers send these ahead of waiting data so idle dies start work early.
     Command,
+    /// The command of a read whose data the same die moves next (`DataOut`): on a bus the same
+    /// as `Command`; Venice may keep its reserved path for the data (`read_data_path`).
+    ReadCommand,
     /// Data out of a die after a read.
     DataOut { bytes: u32 },
     /// Program command, address and data in, one bus sequence.
@@ -368,7 +375,7 @@ impl Links {
 
     fn duration(&self, what: Transfer) -> u64 {
         match what {
-            Transfer::Command => self.command_ns,
+            Transfer::Command | Transfer::ReadCommand => self.command_ns,
             Transfer::DataOut { bytes } => {
                 transfer_ns(bytes + self.header_bytes, self.bytes_per_ns)
             }
@@ -425,10 +432,13 @@ impl Links {
         let l = &mut self.links[link];
         let nobody_waits = l.nobody_waits();
         if nobody_waits && now_ns >= l.busy_until_ns {
-            return Acquire::Granted(self.grant(now_ns, link, waiting));
+            return Acquire::Granted {
+                grant: self.grant(now_ns, link, waiting),
+                wake: None,
+            };
         }
         match (what, arbitration) {
-            (Transfer::Command, _) => l.commands.push_back(waiting),
+            (Transfer::Command | Transfer::ReadCommand, _) => l.commands.push_back(waiting),
             (Transfer::ProgramIn { .. }, BusArbitration::DataOutFirst) => {
                 l.programs.push_back(waiting)
             }
@@ -492,12 +502,15 @@ mod tests {
         let first = links.acquire(0, 0, 0, Transfer::DataOut { bytes: 100 });
         assert_eq!(
             first,
-            Acquire::Granted(Grant {
-                die: 0,
-                start_ns: 0,
-                end_ns: 100,
-                conflict_free: true
-            })
+            Acquire::Granted {
+                grant: Grant {
+                    die: 0,
+                    start_ns: 0,
+                    end_ns: 100,
+                    conflict_free: true
+                },
+                wake: None
+            }
         );
         // The first waiter asks for a wake-up at the end of the transfer; later ones do not.
         assert_eq!(
@@ -535,7 +548,7 @@ mod tests {
         // Free again once its last transfer ends.
         assert!(matches!(
             links.acquire(160, 0, 3, Transfer::Command),
-            Acquire::Granted(_)
+            Acquire::Granted { .. }
         ));
         let report = links.report();
         assert_eq!(
@@ -551,7 +564,7 @@ mod tests {
         let mut links = Links::new(1, &timing()).with_arbitration(BusArbitration::DataOutFirst);
         assert!(matches!(
             links.acquire(0, 0, 0, Transfer::DataOut { bytes: 100 }),
-            Acquire::Granted(_)
+            Acquire::Granted { .. }
         ));
         assert_eq!(
             links.acquire(1, 0, 1, Transfer::ProgramIn { bytes: 20 }),

@@ -111,7 +111,7 @@ impl Interconnect for NoSsd {
         let controller = self.shape.controllers_by_distance[chip as usize][0] as usize;
         self.route(controller, chip);
         let bytes = match what {
-            Transfer::Command => self.config.command_bytes,
+            Transfer::Command | Transfer::ReadCommand => self.config.command_bytes,
             Transfer::DataOut { bytes } => {
                 self.path.reverse();
                 bytes
@@ -157,12 +157,15 @@ impl Interconnect for NoSsd {
             self.report.path_wait_ns += last_end - unloaded_end;
         }
         self.report.last_transfer_end_ns = self.report.last_transfer_end_ns.max(last_end);
-        Acquire::Granted(Grant {
-            die,
-            start_ns: first_start,
-            end_ns: last_end,
-            conflict_free: last_end <= unloaded_end,
-        })
+        Acquire::Granted {
+            grant: Grant {
+                die,
+                start_ns: first_start,
+                end_ns: last_end,
+                conflict_free: last_end <= unloaded_end,
+            },
+            wake: None,
+        }
     }
 
     /// NoSSD never queues a transfer (packets wait inside the network), so never asks to wake.
