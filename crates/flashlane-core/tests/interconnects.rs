@@ -137,24 +137,28 @@ fn busy_trace(seed: u64, count: usize) -> Vec<common::Req> {
 fn every_interconnect_completes_every_request_with_intact_data_and_deterministically() {
     let requests = busy_trace(7, 3000);
     let path = mqsim_trace("family-integrity", &requests);
-    for kind in [
-        "shared_bus",
-        "ideal",
-        "packetized",
-        "pnssd",
-        "nossd",
-        "venice",
+    // Venice also with a read's data on a new reservation and with the other resend policy.
+    let venice_variants = [
+        ("interconnect.read_data_path", "new_reservation"),
+        ("interconnect.scout_retry", "after_reservation_end"),
+    ];
+    for (kind, variant) in [
+        ("shared_bus", None),
+        ("ideal", None),
+        ("packetized", None),
+        ("pnssd", None),
+        ("nossd", None),
+        ("venice", None),
+        ("venice", Some(venice_variants[0])),
+        ("venice", Some(venice_variants[1])),
     ] {
-        let mut spec = spec(
-            preset(
-                "venice-perf",
-                &[
-                    ("interconnect.kind", kind),
-                    ("precondition.write_trace_footprint", "true"),
-                ],
-            ),
-            path.clone(),
-        );
+        let mut overrides = vec![
+            ("interconnect.kind", kind),
+            ("precondition.write_trace_footprint", "true"),
+        ];
+        overrides.extend(variant);
+        let kind = format!("{kind} {variant:?}");
+        let mut spec = spec(preset("venice-perf", &overrides), path.clone());
         spec.check_integrity = true;
         let first = flashlane_core::run(&spec).unwrap();
         assert_eq!(first.requests.completed, requests.len() as u64, "{kind}");

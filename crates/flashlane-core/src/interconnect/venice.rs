@@ -803,11 +803,18 @@ mod tests {
     }
 
     fn venice_with(rows: u32, columns: u32, controllers: u32, read: ReadDataPath) -> Venice {
-        let config = VeniceConfig {
-            controllers_count: controllers,
-            read_data_path: read,
-            ..VeniceConfig::default()
-        };
+        venice_config(
+            rows,
+            columns,
+            VeniceConfig {
+                controllers_count: controllers,
+                read_data_path: read,
+                ..VeniceConfig::default()
+            },
+        )
+    }
+
+    fn venice_config(rows: u32, columns: u32, config: VeniceConfig) -> Venice {
         let mut v = Venice::new(&geometry(rows, columns), &timing(), &config);
         v.record_reservations();
         v
@@ -988,35 +995,43 @@ mod tests {
         columns: u32,
         controllers: u32,
         read: ReadDataPath,
+        retry: ScoutRetry,
         /// (ask time, chip, die within chip, kind 0 read / 1 program / 2 erase)
         asks: Vec<(u64, u32, u32, u8)>,
     }
 
     fn load() -> impl Strategy<Value = Load> {
-        (2u32..6, 2u32..6, any::<bool>())
-            .prop_flat_map(|(rows, columns, held)| {
+        (2u32..6, 2u32..6, any::<bool>(), any::<bool>())
+            .prop_flat_map(|(rows, columns, held, immediate)| {
                 (
                     Just(rows),
                     Just(columns),
                     1..=2 * rows,
-                    Just(held),
+                    Just((held, immediate)),
                     prop::collection::vec(
                         (0u64..20_000, 0..rows * columns, 0u32..2, 0u8..3),
                         1..120,
                     ),
                 )
             })
-            .prop_map(|(rows, columns, controllers, held, asks)| Load {
-                rows,
-                columns,
-                controllers,
-                read: if held {
-                    ReadDataPath::CommandReservation
-                } else {
-                    ReadDataPath::NewReservation
+            .prop_map(
+                |(rows, columns, controllers, (held, immediate), asks)| Load {
+                    rows,
+                    columns,
+                    controllers,
+                    read: if held {
+                        ReadDataPath::CommandReservation
+                    } else {
+                        ReadDataPath::NewReservation
+                    },
+                    retry: if immediate {
+                        ScoutRetry::Immediate
+                    } else {
+                        ScoutRetry::AfterReservationEnd
+                    },
+                    asks,
                 },
-                asks,
-            })
+            )
     }
 
     /// Replay `load` as the simulator would: a die asks again only after its previous
@@ -1024,7 +1039,16 @@ mod tests {
     /// the grants in order and the final time.
     fn replay(load: &Load) -> (Venice, Vec<Grant>, u64) {
         const READ_NS: u64 = 3000;
-        let mut v = venice_with(load.rows, load.columns, load.controllers, load.read);
+        let mut v = venice_config(
+            load.rows,
+            load.columns,
+            VeniceConfig {
+                controllers_count: load.controllers,
+                read_data_path: load.read,
+                scout_retry: load.retry,
+                ..VeniceConfig::default()
+            },
+        );
         let dies = (load.rows * load.columns * 2) as usize;
         let mut per_die: Vec<VecDeque<(u64, u32, u8)>> = vec![VecDeque::new(); dies];
         let mut asks = load.asks.clone();
