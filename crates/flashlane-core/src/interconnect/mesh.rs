@@ -24,7 +24,13 @@ pub struct MeshShape {
     pub controller_router: Vec<u32>,
     /// Per chip, the controllers ordered by distance (nearest first, ties by lower index).
     pub(crate) controllers_by_distance: Vec<Vec<u16>>,
+    /// Per router: (row, column), so routing needs no division.
+    coordinates: Vec<(u32, u32)>,
+    /// Per router and port: (neighbour router, link), or `NO_NEIGHBOR` on the mesh edge.
+    neighbors: Vec<[(u32, u32); 4]>,
 }
+
+const NO_NEIGHBOR: (u32, u32) = (u32::MAX, u32::MAX);
 
 impl MeshShape {
     /// Check that `controllers` controllers fit the geometry's mesh.
@@ -54,7 +60,20 @@ impl MeshShape {
             columns,
             controller_router,
             controllers_by_distance: Vec::new(),
+            coordinates: (0..rows * columns)
+                .map(|r| (r / columns, r % columns))
+                .collect(),
+            neighbors: Vec::new(),
         };
+        shape.neighbors = (0..rows * columns)
+            .map(|router| {
+                [NORTH, SOUTH, WEST, EAST].map(|port| {
+                    shape
+                        .compute_neighbor(router, port)
+                        .map_or(NO_NEIGHBOR, |(next, link)| (next, link as u32))
+                })
+            })
+            .collect();
         shape.controllers_by_distance = (0..rows * columns)
             .map(|chip| {
                 let mut order: Vec<u16> = (0..controllers as u16).collect();
@@ -98,8 +117,8 @@ impl MeshShape {
 
     /// Mesh hops between two routers.
     pub fn router_hops(&self, a: u32, b: u32) -> u32 {
-        let (ar, ac) = (a / self.columns, a % self.columns);
-        let (br, bc) = (b / self.columns, b % self.columns);
+        let (ar, ac) = self.coordinates[a as usize];
+        let (br, bc) = self.coordinates[b as usize];
         ar.abs_diff(br) + ac.abs_diff(bc)
     }
 
@@ -109,7 +128,13 @@ impl MeshShape {
     }
 
     /// The router and link behind `port` of `router`, if the mesh has one there.
+    #[inline]
     pub(crate) fn neighbor(&self, router: u32, port: u8) -> Option<(u32, usize)> {
+        let (next, link) = *self.neighbors[router as usize].get(port as usize)?;
+        (next != NO_NEIGHBOR.0).then_some((next, link as usize))
+    }
+
+    fn compute_neighbor(&self, router: u32, port: u8) -> Option<(u32, usize)> {
         let (r, c) = (router / self.columns, router % self.columns);
         let h = self.horizontal_links();
         match port {
@@ -140,9 +165,10 @@ impl MeshShape {
     }
 
     /// Whether leaving `router` by `port` brings a packet closer to `destination`.
+    #[inline]
     pub(crate) fn is_minimal(&self, router: u32, port: u8, destination: u32) -> bool {
-        let (r, c) = (router / self.columns, router % self.columns);
-        let (dr, dc) = (destination / self.columns, destination % self.columns);
+        let (r, c) = self.coordinates[router as usize];
+        let (dr, dc) = self.coordinates[destination as usize];
         match port {
             NORTH => dr < r,
             SOUTH => dr > r,

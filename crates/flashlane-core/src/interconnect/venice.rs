@@ -15,7 +15,7 @@
 //! event.
 
 use std::cmp::Reverse;
-use std::collections::{BTreeSet, BinaryHeap, VecDeque};
+use std::collections::{BinaryHeap, VecDeque};
 
 use serde::{Deserialize, Serialize};
 
@@ -208,7 +208,7 @@ pub struct Venice {
     /// Grants found while advancing, delivered by the next `wake`.
     ready: Vec<Grant>,
     /// Wake-up times asked for and not yet delivered.
-    wakes: BTreeSet<u64>,
+    wakes: BinaryHeap<Reverse<u64>>,
     report: InterconnectReport,
     /// With `record_reservations`: every (link, from, to) reservation, for invariant checks.
     audit: Option<Vec<(usize, u64, u64)>>,
@@ -243,7 +243,7 @@ impl Venice {
             releases_seen: 0,
             ends_seen: 0,
             ready: Vec::new(),
-            wakes: BTreeSet::new(),
+            wakes: BinaryHeap::new(),
             report: InterconnectReport::default(),
             audit: None,
             scout_visit_max: 0,
@@ -696,10 +696,10 @@ impl Venice {
 
     /// Ask to be woken at `at_ns` unless an earlier or equal wake-up is already pending.
     fn want_wake(&mut self, at_ns: u64) -> Option<Wake> {
-        if self.wakes.range(..=at_ns).next().is_some() {
+        if self.wakes.peek().is_some_and(|w| w.0 <= at_ns) {
             return None;
         }
-        self.wakes.insert(at_ns);
+        self.wakes.push(Reverse(at_ns));
         Some(Wake { at_ns, key: 0 })
     }
 
@@ -757,8 +757,8 @@ impl Interconnect for Venice {
 
     /// One key (0) for the whole network: any release may free a path to any chip.
     fn wake(&mut self, now_ns: u64, _key: u32, granted: &mut Vec<Grant>) -> Option<u64> {
-        while self.wakes.first().is_some_and(|&t| t <= now_ns) {
-            self.wakes.pop_first();
+        while self.wakes.peek().is_some_and(|w| w.0 <= now_ns) {
+            self.wakes.pop();
         }
         self.advance(now_ns);
         granted.append(&mut self.ready);
@@ -779,6 +779,7 @@ impl Interconnect for Venice {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+    use std::collections::BTreeSet;
 
     fn geometry(rows: u32, columns: u32) -> Geometry {
         Geometry {
