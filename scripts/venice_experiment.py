@@ -14,8 +14,9 @@ shared/papers/venice-conflict-free-paths.txt):
 * Figure 14(b): SSD energy normalized to the baseline (the `energy.*` summary keys).
 
 Workloads: the 19 synthetic stand-ins of the paper's Table 2 (`flashlane gen --list`: they match
-only read share, mean size and mean inter-arrival time, NOT the traces) and the real traces we
-ship in MQSim layout (traces/tpcc-small.mqsim, traces/websearch-small.mqsim). Requests per
+only read share, mean size and mean inter-arrival time, NOT the traces) and every real trace we
+ship (traces/: TPC-C, WebSearch, Financial1, MSN File Server, YCSB-A; `REAL_TRACES` in
+flashlane.reproduce.venice gives the options that read each). Requests per
 workload are cut (`--requests`, default 4000; 1000 with --quick) to keep the full set near ten
 minutes on 2 cores. A mix replays its stand-ins together, each in its own equal share of the
 logical space (`--profile A --profile B`), with `--requests` records over all of them.
@@ -92,10 +93,11 @@ try:
         PAPER_SPEEDUP,
         PROFILES,
     )
+    from flashlane.reproduce.venice import REAL_TRACES as REAL_TRACE_ARGS
 except ImportError as e:
     sys.exit(f"venice_experiment.py needs the flashlane package (pip install .): {e}")
 QUICK_PROFILES = ["hm_0", "proj_3", "src2_1", "YCSB_B", "ssd-00", "ssd-10"]
-REAL_TRACES = ["traces/tpcc-small.mqsim", "traces/websearch-small.mqsim"]
+REAL_TRACES = [f"traces/{name}" for name in REAL_TRACE_ARGS]
 PRESETS = ["venice-perf", "venice-cost"]
 # Platform readings (docs/models/venice.md, "Platform: our presets against Table 1 and MQSim"):
 # the same venice-perf 8x8 runs under MQSim behaviours the paper does not pin down. Each is an
@@ -230,7 +232,8 @@ def run_one(flashlane: Path, work: Path, job: dict[str, object]) -> dict[str, ob
     ]
     workload = str(job["workload"])
     if workload.startswith("traces/"):
-        command += ["--trace", str(REPO / workload), "--format", "mqsim"]
+        reading = REAL_TRACE_ARGS[workload.removeprefix("traces/")]
+        command += ["--trace", str(REPO / workload), *reading]
     elif workload in MIXES:
         for profile in MIXES[workload]:
             command += ["--profile", profile]

@@ -5,10 +5,10 @@ with an 8 x 8 array.
 
 The experiment set is the 8 x 8 part of ``scripts/venice_experiment.py``'s: labelled synthetic
 stand-ins of the paper's Table 2 workloads (``flashlane gen --list``: they match only read share,
-mean size and inter-arrival time) and the two real MQSim traces we ship, cut to a number of
-requests per workload. Speedup here is of mean request latency (baseline mean / design mean):
-traces are replayed at their own arrival times, so execution time is bounded by the trace's
-length (docs/results/venice.md).
+mean size and inter-arrival time) and every real trace we ship (``REAL_TRACES``), cut to a
+number of requests per workload. Speedup here is of mean request latency (baseline mean /
+design mean): traces are replayed at their own arrival times, so execution time is bounded by
+the trace's length (docs/results/venice.md).
 """
 
 from __future__ import annotations
@@ -50,7 +50,16 @@ PROFILES = [
     "ssd-10",
 ]
 QUICK_PROFILES = ["hm_0", "YCSB_B"]
-REAL_TRACES = ["tpcc-small.mqsim", "websearch-small.mqsim"]
+# Every real trace we ship (distinct recordings: the .spc and .disksim files re-encode two of
+# them), with the options that read it: its layout, and for YCSB-A,
+# whose addresses lie past the preset's logical space, --fold-addresses.
+REAL_TRACES = {
+    "tpcc-small.mqsim": ["--format", "mqsim"],
+    "websearch-small.mqsim": ["--format", "mqsim"],
+    "financial1-head.ssdsim": ["--format", "ssdsim"],
+    "msnfs-30s.msr.csv.gz": ["--format", "msr"],
+    "ycsb-a-rocksdb.blkparse.gz": ["--format", "blkparse", "--fold-addresses"],
+}
 PRESETS = ["venice-perf", "venice-cost"]
 FULL_REQUESTS = 2000
 QUICK_REQUESTS = 500
@@ -117,7 +126,7 @@ def run_args(
         str(requests),
     ]
     if workload in REAL_TRACES:
-        return [*args, "--trace", f"{traces}/{workload}", "--format", "mqsim"]
+        return [*args, "--trace", f"{traces}/{workload}", *REAL_TRACES[workload]]
     if workload in MIXES:
         return [*args, *(a for profile in MIXES[workload] for a in ("--profile", profile))]
     return [*args, "--profile", workload]
