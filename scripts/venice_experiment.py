@@ -138,24 +138,26 @@ WHY_THE_GAPS = """## Why the gaps (read with the tables above)
   while the baseline's channels are free during tR (9.6 GB/s). The 13 light stand-ins (under
   6 % of the channels' bandwidth) hardly notice: Venice is 1-3 % slower than the baseline on
   eleven of them (scout set-up, 1.0 B/ns links against 1.2 B/ns channels), 5 % on proj_3 and
-  15 % on jenkins (bursts of multi-page requests wait for controllers), and 1 % / 11 % on the
-  real tpcc / websearch traces; the read-heavy stand-ins above that cap
+  15 % on jenkins (bursts of multi-page requests wait for controllers); on the real traces
+  0-1 % (Financial1, TPC-C), 11 % (WebSearch), 16 % (MSN File Server) and 146 % on YCSB-A,
+  the one real trace that is path-bound (the ideal SSD is 2.6x faster than the baseline on
+  it, and its reads queue for Venice's controllers); the read-heavy stand-ins above that cap
   (YCSB_B, YCSB_D, ssd-00, ssd-10) queue without bound over the replay, so the geometric mean
-  falls to 0.42x (perf) and 0.44x (cost). With the data on a new reservation (our earlier
-  reading, a variant row) the controllers are free during tR: 0.70x (perf) and 0.95x (cost).
+  falls to 0.44x (perf) and 0.47x (cost). With the data on a new reservation (our earlier
+  reading, a variant row) the controllers are free during tR: 0.72x (perf) and 0.95x (cost).
 - **Controllers cap Venice's concurrency.** Even then a controller carries one reservation at
   a time over its one 8-bit 1 GHz link (items 2-3): 8 controllers, 8 transfers at once, the
   same as the baseline's 8 channels, on links slower than a channel. Doubling the controllers
   (16 FCs, not in the paper) helps the medium workloads (src2_1 24.9 -> 17.2 us) but not the
   saturated ones: 16 held paths of about 10 links each fill the 8x8 mesh (busiest link 99 %
   busy on YCSB_B). On the 4x16 shape, where the baseline has 4 channels against Venice's 8
-  controllers, Venice comes closest (0.64x) but does not overtake it either.
+  controllers, Venice comes closest (0.66x) but does not overtake it either.
 - **Scouts under load.** Scouts move hop by hop (item 7) and hold every link they take while
   they search, so scouts under way block each other. A failed scout is resent at once (the
   paper's *"retries ... immediately"*) whenever any link was freed while it was out; under
   load that is almost always, and YCSB_B sends 60 scouts per transfer (src2_1: 13). Resending
   only after a reservation ends (variant row, one answer to the paper's footnote 3) cuts that
-  to 6 and halves YCSB_B's mean latency, but leaves the geometric mean at 0.46x: the
+  to 6 and halves YCSB_B's mean latency, but leaves the geometric mean at 0.49x: the
   controller cap above dominates. Reserved paths are about 30 % longer than minimal.
 - **Open-loop replay.** The paper's speedup is in execution time; our traces are replayed at
   their own arrival times, so a drive that keeps up finishes when the trace ends (execution-time
@@ -167,7 +169,8 @@ WHY_THE_GAPS = """## Why the gaps (read with the tables above)
   page, chip held until its data is out; docs/models/venice.md, "Platform"). At Table 2's mean
   size and inter-arrival time, 13 of the 19 workloads offer under 6 % of the baseline's
   9.6 GB/s of channel bandwidth, so private links cannot speed them up; the ideal's mean
-  gain comes from YCSB_B/D, ssd-00 and ssd-10 (per-workload table). The platform table
+  gain comes from YCSB_B/D, ssd-00 and ssd-10, and among the real traces from YCSB-A
+  (per-workload table). The platform table
   measures the MQSim behaviours the paper leaves open: its bus order (data out first), its
   1.0 B/ns effective rate and its default 256 MiB write cache each move the ideal's
   mean-latency speedup by a few tenths at most; only loading the drive harder moves it much,
@@ -188,10 +191,10 @@ WHY_THE_GAPS = """## Why the gaps (read with the tables above)
   (k + 1) x 1.08 mW against one bus at 10.8 mW, about 0.8 of the bus's transfer energy at the
   path lengths above (pSSD 0.50 because its bus runs twice as fast at the same power, ideal
   0.10); and (2) the 64 routers' static power, 64 x 0.241 = 15.4 mW over the whole window,
-  which is large against our SSD's power (median 0.06 W on the baseline; the only other
+  which is large against our SSD's power (median 0.04 W on the baseline; the only other
   static power is the chips' 2.1 mW standby, because the paper gives no controller or DRAM
-  power and we set `controller_static_mw` = 0). Hence Venice and NoSSD cost about 1.6x the
-  baseline's energy here. The paper multiplies average power by execution time, so its -61 %
+  power and we set `controller_static_mw` = 0). Hence Venice and NoSSD cost about 1.8x the
+  baseline's energy here (most on the long, quiet real traces). The paper multiplies average power by execution time, so its -61 %
   is mostly its 2.65x shorter execution time (its power falls only 4 %); with no shorter
   execution time in our open-loop runs that part cannot appear, and a realistic controller
   and DRAM idle power (watts, not modelled for lack of a source) would make the routers'
