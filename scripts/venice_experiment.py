@@ -194,8 +194,9 @@ WHY_THE_GAPS = """## Why the gaps (read with the tables above)
   which is large against our SSD's power (median 0.04 W on the baseline; the only other
   static power is the chips' 2.1 mW standby, because the paper gives no controller or DRAM
   power and we set `controller_static_mw` = 0). Hence Venice and NoSSD cost about 1.8x the
-  baseline's energy here (most on the long, quiet real traces). The paper multiplies average power by execution time, so its -61 %
-  is mostly its 2.65x shorter execution time (its power falls only 4 %); with no shorter
+  baseline's energy here (most on the long, quiet real traces). The paper multiplies
+  average power by execution time, so its -61 % is mostly its 2.65x shorter execution time
+  (its power falls only 4 %); with no shorter
   execution time in our open-loop runs that part cannot appear, and a realistic controller
   and DRAM idle power (watts, not modelled for lack of a source) would make the routers'
   15 mW negligible.
