@@ -4,47 +4,131 @@
 const CHUNK_BITS: u32 = 16;
 const CHUNK: usize = 1 << CHUNK_BITS;
 
+/// Chunks are carved, in the order they are first written, out of 2 MiB blocks aligned on
+/// 2 MiB, which the kernel is asked to back with transparent huge pages: the table is read at
+/// random (one look-up per request), and with 4 KiB pages most look-ups also missed the TLB
+/// (a page walk, in a VM a two-level one). A block is a zeroed allocation twice that size
+/// (the aligned window is somewhere in it; the rest is never touched, so it costs address
+/// space, not memory), so memory still grows with the chunks written, by whole huge pages.
+const HUGE_PAGE_BYTES: usize = 2 << 20;
+const BLOCK_CHUNKS: usize = HUGE_PAGE_BYTES / (CHUNK * 4);
+
+/// Where a chunk's values are: block and element offset in it (`block == NO_BLOCK`: the chunk
+/// is not allocated).
+#[derive(Debug, Clone, Copy)]
+struct ChunkAt {
+    block: u32,
+    offset: u32,
+}
+
+const NO_BLOCK: u32 = u32::MAX;
+const UNALLOCATED: ChunkAt = ChunkAt {
+    block: NO_BLOCK,
+    offset: 0,
+};
+
 /// A chunked array of `u32` values, 0 meaning "unset"; a chunk is allocated on its first write.
 #[derive(Debug, Default)]
 pub struct ChunkedTable {
-    chunks: Vec<Option<Box<[u32]>>>,
+    chunks: Vec<ChunkAt>,
+    /// Zeroed memory the chunks are carved from.
+    blocks: Vec<Box<[u32]>>,
+    /// Offset of the next chunk to hand out in the last block, and of the end of its aligned
+    /// window.
+    next_offset: usize,
+    window_end: usize,
     allocated_chunks: usize,
 }
+
+/// Ask the kernel to back `window` (2 MiB aligned, a multiple of 2 MiB long) with huge pages.
+#[cfg(target_os = "linux")]
+fn advise_huge_pages(window: &mut [u32]) {
+    // SAFETY: `window` is a live slice this table owns exclusively, so the range is mapped
+    // memory of this process; MADV_HUGEPAGE is advice only: it never changes the contents,
+    // the protection or the validity of the range (the kernel may merge or split its pages
+    // at any time regardless), so no Rust invariant about the slice depends on the call. The
+    // start is 2 MiB aligned, hence page aligned as madvise requires; a failure (e.g. THP
+    // disabled) leaves ordinary pages and is ignored.
+    unsafe {
+        libc::madvise(
+            window.as_mut_ptr().cast(),
+            std::mem::size_of_val(window),
+            libc::MADV_HUGEPAGE,
+        );
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn advise_huge_pages(_window: &mut [u32]) {}
 
 impl ChunkedTable {
     pub fn new(len: u64) -> Self {
         let chunks = len.div_ceil(CHUNK as u64) as usize;
         ChunkedTable {
-            chunks: (0..chunks).map(|_| None).collect(),
+            chunks: vec![UNALLOCATED; chunks],
+            blocks: Vec::new(),
+            next_offset: 0,
+            window_end: 0,
             allocated_chunks: 0,
         }
     }
 
-    pub fn get(&self, index: u64) -> u32 {
-        match &self.chunks[(index >> CHUNK_BITS) as usize] {
-            Some(chunk) => chunk[(index as usize) & (CHUNK - 1)],
-            None => 0,
+    #[inline]
+    fn chunk(&self, c: usize) -> Option<&[u32]> {
+        let at = *self.chunks.get(c)?;
+        if at.block == NO_BLOCK {
+            return None;
         }
+        let offset = at.offset as usize;
+        Some(&self.blocks[at.block as usize][offset..offset + CHUNK])
+    }
+
+    pub fn get(&self, index: u64) -> u32 {
+        let at = self.chunks[(index >> CHUNK_BITS) as usize];
+        if at.block == NO_BLOCK {
+            return 0;
+        }
+        self.blocks[at.block as usize][at.offset as usize + ((index as usize) & (CHUNK - 1))]
     }
 
     pub fn set(&mut self, index: u64, value: u32) {
-        let slot = &mut self.chunks[(index >> CHUNK_BITS) as usize];
-        if slot.is_none() {
+        let c = (index >> CHUNK_BITS) as usize;
+        if self.chunks[c].block == NO_BLOCK {
             if value == 0 {
                 return;
             }
-            *slot = Some(vec![0u32; CHUNK].into_boxed_slice());
+            self.chunks[c] = self.allocate_chunk();
             self.allocated_chunks += 1;
         }
-        if let Some(chunk) = slot {
-            chunk[(index as usize) & (CHUNK - 1)] = value;
+        let at = self.chunks[c];
+        self.blocks[at.block as usize][at.offset as usize + ((index as usize) & (CHUNK - 1))] =
+            value;
+    }
+
+    /// Hand out the next chunk of the last block, opening a new block when it is used up.
+    fn allocate_chunk(&mut self) -> ChunkAt {
+        if self.blocks.is_empty() || self.next_offset == self.window_end {
+            let block_elements = BLOCK_CHUNKS * CHUNK;
+            let mut block = vec![0u32; 2 * block_elements].into_boxed_slice();
+            let address = block.as_ptr() as usize;
+            let start = (address.next_multiple_of(HUGE_PAGE_BYTES) - address) / 4;
+            advise_huge_pages(&mut block[start..start + block_elements]);
+            self.blocks.push(block);
+            self.next_offset = start;
+            self.window_end = start + block_elements;
         }
+        let at = ChunkAt {
+            block: (self.blocks.len() - 1) as u32,
+            offset: self.next_offset as u32,
+        };
+        self.next_offset += CHUNK;
+        at
     }
 
     /// Indices of every non-zero value, in order (skips unallocated chunks).
     pub fn nonzero_indices(&self) -> impl Iterator<Item = u64> + '_ {
-        self.chunks.iter().enumerate().flat_map(|(c, chunk)| {
-            chunk.iter().flat_map(move |values| {
+        (0..self.chunks.len()).flat_map(move |c| {
+            self.chunk(c).into_iter().flat_map(move |values| {
                 values
                     .iter()
                     .enumerate()
@@ -62,7 +146,7 @@ impl ChunkedTable {
     /// Hint the CPU to start loading entry `index` (a random look-up misses the cache; asking
     /// early lets the simulation do other work meanwhile). No effect on results.
     pub fn prefetch(&self, index: u64) {
-        if let Some(Some(chunk)) = self.chunks.get((index >> CHUNK_BITS) as usize) {
+        if let Some(chunk) = self.chunk((index >> CHUNK_BITS) as usize) {
             let entry: *const u32 = &chunk[(index as usize) & (CHUNK - 1)];
             #[cfg(target_arch = "x86_64")]
             // SAFETY: prefetching is a hint; it never faults, even for invalid addresses.
@@ -133,5 +217,30 @@ mod tests {
         map.set(123_456_789, 42);
         assert_eq!(map.get(123_456_789), Some(42));
         assert_eq!(map.allocated_bytes(), (CHUNK * 4) as u64);
+    }
+
+    #[test]
+    fn chunks_from_several_blocks_keep_their_values() {
+        // More chunks than one 2 MiB block holds, written out of order.
+        let mut table = ChunkedTable::new((3 * BLOCK_CHUNKS * CHUNK) as u64);
+        let indices: Vec<u64> = (0..3 * BLOCK_CHUNKS as u64)
+            .rev()
+            .map(|c| (c << CHUNK_BITS) + c * 7 % CHUNK as u64)
+            .collect();
+        for (n, &i) in indices.iter().enumerate() {
+            table.set(i, n as u32 + 1);
+            table.set(i + 1, 0);
+        }
+        for (n, &i) in indices.iter().enumerate() {
+            assert_eq!(table.get(i), n as u32 + 1);
+            assert_eq!(table.get(i + 1), 0);
+        }
+        let mut sorted = indices.clone();
+        sorted.sort_unstable();
+        assert_eq!(table.nonzero_indices().collect::<Vec<_>>(), sorted);
+        assert_eq!(
+            table.allocated_bytes(),
+            (3 * BLOCK_CHUNKS * CHUNK * 4) as u64
+        );
     }
 }
