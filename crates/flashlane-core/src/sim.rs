@@ -181,6 +181,9 @@ pub struct Simulation {
     next_arrival_ns: Option<u64>,
     /// The look-ahead's arrival time has come (it waits only for host-queue room).
     lookahead_arrived: bool,
+    /// Where the look-ahead write's page currently is (plane, block, page in block), when it
+    /// overwrites one: a prefetch hint for its admission.
+    lookahead_overwrites: Option<(u32, u32, u32)>,
     last_arrival_ns: u64,
     records: u64,
     next_seq: u64,
@@ -327,6 +330,7 @@ impl Simulation {
             lookahead: None,
             next_arrival_ns: None,
             lookahead_arrived: false,
+            lookahead_overwrites: None,
             last_arrival_ns: 0,
             records: 0,
             next_seq: 0,
@@ -438,11 +442,26 @@ impl Simulation {
             return Ok(());
         };
         self.records += 1;
-        // The look-ahead is translated a few events from now: start loading its mapping entry.
-        let lpn = arrival.record.offset_bytes / self.geometry.page_bytes as u64;
+        // The look-ahead is translated a few events from now: start loading its mapping entry
+        // (usually under way already: it was the previous record's hint). A write also
+        // updates the block holding the page's current data: its map entry (prefetched a
+        // request ago) gives the block, whose metadata is loaded next.
+        let page = self.geometry.page_bytes as u64;
+        let lpn = arrival.record.offset_bytes / page;
         self.ftl.prefetch(lpn);
         if let Some(cmt) = &self.cmt {
             cmt.cache.prefetch(lpn);
+        }
+        self.lookahead_overwrites = match arrival.record.op {
+            Op::Write => self.ftl.prefetch_overwritten(lpn),
+            Op::Read => None,
+        };
+        // The record after it: its mapping entry, a whole request ahead.
+        if let Some(offset) = arrival.next_offset_hint {
+            self.ftl.prefetch(offset / page);
+            if let Some(cmt) = &self.cmt {
+                cmt.cache.prefetch(offset / page);
+            }
         }
         self.lookahead = Some(arrival);
         match self.options.replay {
@@ -503,7 +522,7 @@ impl Simulation {
 
     /// Turn the look-ahead record into a request in the host queue.
     fn admit(&mut self, now: u64) -> Result<(), Error> {
-        let Some(Arrival { record, source }) = self.lookahead.take() else {
+        let Some(Arrival { record, source, .. }) = self.lookahead.take() else {
             return Ok(());
         };
         self.lookahead_arrived = false;
@@ -534,9 +553,10 @@ impl Simulation {
         let pages = u32::try_from(pages).map_err(|_| {
             Error::Workload(format!("trace record {} is too large", self.next_seq + 1))
         })?;
-        if record.op == Op::Write {
-            // Its map entry was prefetched when it was read; its old block is next.
-            self.ftl.prefetch_overwritten(first_lpn);
+        if let Some(page) = self.lookahead_overwrites.take() {
+            // Its old block's metadata was prefetched when it was read; the reverse-map entry
+            // the overwrite invalidates is next.
+            self.ftl.prefetch_reverse_entry(page);
         }
         let chips = self.static_map.chips_of_range(first_lpn, pages as u64);
         let id = match self.free_requests.pop() {

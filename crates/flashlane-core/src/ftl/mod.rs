@@ -261,20 +261,34 @@ impl Ftl {
     }
 
     /// Start loading the block metadata an overwrite of `lpn` will update (the block holding
-    /// its current data), a few steps before the write is placed (a performance hint).
-    pub fn prefetch_overwritten(&self, lpn: u64) {
+    /// its current data), a few steps before the write is placed (a performance hint). Returns
+    /// that page's (plane, block, page in block) for [`Ftl::prefetch_reverse_entry`].
+    pub fn prefetch_overwritten(&self, lpn: u64) -> Option<(u32, u32, u32)> {
         if lpn >= self.map.logical_pages() {
-            return;
+            return None;
         }
-        if let Some(old) = self.map.get(lpn) {
-            let (plane, block, _) = self.split_ppn(old);
-            if let Some(block) = self
-                .planes
-                .get(plane as usize)
-                .and_then(|p| p.blocks.get(block as usize))
-            {
-                slot_index::prefetch(block);
-            }
+        let old = self.map.get(lpn)?;
+        let (plane, block, page) = self.split_ppn(old);
+        let metadata = self
+            .planes
+            .get(plane as usize)?
+            .blocks
+            .get(block as usize)?;
+        slot_index::prefetch(metadata);
+        Some((plane, block, page))
+    }
+
+    /// Start loading the reverse-map entry of physical page `(plane, block, page in block)`
+    /// (once [`Ftl::prefetch_overwritten`] has loaded the block's metadata; a hint).
+    pub fn prefetch_reverse_entry(&self, (plane, block, page): (u32, u32, u32)) {
+        if let Some(entry) = self
+            .planes
+            .get(plane as usize)
+            .and_then(|p| p.blocks.get(block as usize))
+            .and_then(|b| b.reverse.as_ref())
+            .and_then(|reverse| reverse.get(page as usize))
+        {
+            slot_index::prefetch(entry);
         }
     }
 

@@ -143,6 +143,9 @@ pub enum AddressPolicy {
 pub struct Arrival {
     pub record: TraceRecord,
     pub source: u16,
+    /// Byte offset of the record expected next, when the pipeline already holds it (a hint for
+    /// prefetching: it may be wrong or missing without effect on results).
+    pub next_offset_hint: Option<u64>,
 }
 
 /// Per-trace counters of what the pipeline did.
@@ -369,11 +372,17 @@ impl Inputs {
             // In a mix each trace is one application: its own stream for per-stream schedulers.
             record.stream = i as u32;
         }
+        let single = self.sources.len() == 1;
         let source = &mut self.sources[i];
         source.report.records += 1;
+        let next_offset_hint = match (&source.lookahead, &source.remap_pages) {
+            (Some(next), None) if single => Some(next.offset_bytes),
+            _ => None,
+        };
         Ok(Some(Arrival {
             record,
             source: i as u16,
+            next_offset_hint,
         }))
     }
 
