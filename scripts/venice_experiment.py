@@ -635,6 +635,19 @@ def read_rows(path: Path) -> list[dict]:
         return [{k: value(v) for k, v in row.items()} for row in csv.DictReader(f)]
 
 
+def write_doc(
+    args: argparse.Namespace, rows: list[dict], workloads: list[str], platform_rows: list[dict]
+) -> Path:
+    """Write the Markdown (docs/results/venice.md, or the quick one) whole or not at all."""
+    doc = args.doc or (
+        args.out / "venice-quick.md" if args.quick else REPO / "docs/results/venice.md"
+    )
+    tmp_doc = doc.with_suffix(".md.tmp")
+    tmp_doc.write_text(markdown(rows, args, workloads, platform_rows))
+    tmp_doc.replace(doc)
+    return doc
+
+
 def render_only(args: argparse.Namespace) -> None:
     """Rewrite the Markdown from the last run's CSVs (same arguments as that run)."""
     suffix = "-quick" if args.quick else ""
@@ -645,12 +658,7 @@ def render_only(args: argparse.Namespace) -> None:
     if rows and rows[0]["requests"] != args.requests:
         sys.exit(f"the CSVs were made with --requests {rows[0]['requests']}; pass it again")
     workloads = list(dict.fromkeys(r["workload"] for r in rows if r["workload"] not in MIXES))
-    doc = args.doc or (
-        args.out / "venice-quick.md" if args.quick else REPO / "docs/results/venice.md"
-    )
-    tmp_doc = doc.with_suffix(".md.tmp")
-    tmp_doc.write_text(markdown(rows, args, workloads, platform_rows))
-    tmp_doc.replace(doc)
+    doc = write_doc(args, rows, workloads, platform_rows)
     print(f"wrote {doc} from {len(rows) + len(platform_rows)} rows")
 
 
@@ -747,12 +755,7 @@ def main() -> None:
         writer.writeheader()
         writer.writerows(platform_rows)
     tmp_csv.replace(platform_csv)
-    doc = args.doc or (
-        args.out / "venice-quick.md" if args.quick else REPO / "docs/results/venice.md"
-    )
-    tmp_doc = doc.with_suffix(".md.tmp")
-    tmp_doc.write_text(markdown(rows, args, workloads, platform_rows))
-    tmp_doc.replace(doc)
+    doc = write_doc(args, rows, workloads, platform_rows)
     print(f"wrote {csv_path}, {platform_csv} and {doc} ({len(rows) + len(platform_jobs)} runs)")
 
 

@@ -590,6 +590,17 @@ impl Venice {
         } else {
             self.release_path(controller, end_ns);
         }
+        self.scout_done(controller);
+        self.ready.push(Grant {
+            die: w.die,
+            start_ns,
+            end_ns,
+            conflict_free: w.first_try,
+        });
+    }
+
+    /// `controller`'s scout is no longer under way: forget it and its visit counts.
+    fn scout_done(&mut self, controller: usize) {
         let c = &mut self.controllers[controller];
         c.scout = None;
         for &router in &c.touched {
@@ -597,12 +608,6 @@ impl Venice {
         }
         c.touched.clear();
         self.scouts_under_way -= 1;
-        self.ready.push(Grant {
-            die: w.die,
-            start_ns,
-            end_ns,
-            conflict_free: w.first_try,
-        });
     }
 
     fn count_transfer(&mut self, controller: usize, w: Waiting, hops: u32, start: u64, end: u64) {
@@ -638,13 +643,7 @@ impl Venice {
     /// waits for the next reservation to end.
     fn scout_failed(&mut self, controller: usize, scout: Scout) {
         let now_ns = scout.next_ns;
-        let c = &mut self.controllers[controller];
-        c.scout = None;
-        for &router in &c.touched {
-            c.visits[router as usize] = 0;
-        }
-        c.touched.clear();
-        self.scouts_under_way -= 1;
+        self.scout_done(controller);
         self.report.reservation_retries += 1;
         let changed = self.releases_seen > scout.releases_at_launch;
         self.releases_seen += 1;
