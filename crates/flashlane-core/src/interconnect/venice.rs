@@ -369,18 +369,8 @@ impl Venice {
     /// first come, first served).
     fn launch_waiting(&mut self, now_ns: u64) {
         for commands in [true, false] {
-            let n = if commands {
-                self.commands.len()
-            } else {
-                self.data.len()
-            };
-            for _ in 0..n {
-                let queue = if commands {
-                    &mut self.commands
-                } else {
-                    &mut self.data
-                };
-                let w = queue.pop_front().expect("counted");
+            for _ in 0..self.queue(commands).len() {
+                let w = self.queue(commands).pop_front().expect("counted");
                 let w = if w.after_end.is_none_or(|e| self.ends_seen > e) {
                     match self.launch(now_ns, w) {
                         Ok(()) => continue,
@@ -389,13 +379,17 @@ impl Venice {
                 } else {
                     w
                 };
-                let queue = if commands {
-                    &mut self.commands
-                } else {
-                    &mut self.data
-                };
-                queue.push_back(w);
+                self.queue(commands).push_back(w);
             }
+        }
+    }
+
+    /// The waiting commands, or the waiting data and program sequences.
+    fn queue(&mut self, commands: bool) -> &mut VecDeque<Waiting> {
+        if commands {
+            &mut self.commands
+        } else {
+            &mut self.data
         }
     }
 
@@ -411,10 +405,7 @@ impl Venice {
 
     fn enqueue(&mut self, mut w: Waiting, front: bool) {
         w.first_try = false;
-        let queue = match w.what {
-            Transfer::Command | Transfer::ReadCommand => &mut self.commands,
-            Transfer::DataOut { .. } | Transfer::ProgramIn { .. } => &mut self.data,
-        };
+        let queue = self.queue(matches!(w.what, Transfer::Command | Transfer::ReadCommand));
         if front {
             queue.push_front(w);
         } else {
