@@ -218,6 +218,8 @@ pub struct Simulation {
     cmt: Option<CachedTranslation>,
     /// Multi-plane grouping (`device.multiplane`) and the companions of each die's group.
     multiplane: MultiPlane,
+    /// Scratch list for the companions of the group that just finished (kept for its capacity).
+    finished_companions: Vec<Transaction>,
     /// DRAM write buffer, when `device.write_buffer_bytes` > 0.
     buffer: Option<BufferedWrites>,
 }
@@ -274,6 +276,7 @@ impl Simulation {
                 config.ftl.mapping_cache_bytes,
                 ftl.logical_pages(),
                 ftl.mapped_lpns(),
+                config.ftl.translation_pages_on_flash,
             ),
             ops: Vec::with_capacity(8),
             released: Vec::with_capacity(64),
@@ -293,7 +296,13 @@ impl Simulation {
         Simulation {
             buffer,
             cmt,
-            multiplane: MultiPlane::new(config.device.multiplane, g.dies(), g.planes_per_die),
+            finished_companions: Vec::with_capacity(g.planes_per_die as usize),
+            multiplane: MultiPlane::new(
+                config.device.multiplane,
+                config.device.multiplane_mapping_reads,
+                g.dies(),
+                g.planes_per_die,
+            ),
             static_map: config.static_map(),
             page_read_ns: config.timing.page_read_ns,
             page_program_ns: config.timing.page_program_ns,
@@ -697,7 +706,7 @@ impl Simulation {
             let page_start = lpn * page;
             let bytes = (end.min(page_start + page) - host.offset_bytes.max(page_start)) as u32;
             let (kind, target) = match host.op {
-                Op::Read => (TxnKind::Read, self.ftl.read(lpn)?),
+                Op::Read => (TxnKind::Read, self.ftl.read_host(lpn, &mut self.gc_buffer)?),
                 Op::Write => {
                     self.gc_buffer.clear();
                     let target = self.ftl.write_with_claims(
@@ -793,7 +802,7 @@ impl Simulation {
                         let page_start = lpn * page;
                         let bytes =
                             (end.min(page_start + page) - host.offset_bytes.max(page_start)) as u32;
-                        let target = self.ftl.read(lpn)?;
+                        let target = self.ftl.read_host(lpn, &mut self.gc_buffer)?;
                         let txn = Transaction {
                             kind: TxnKind::Read,
                             request: id,
@@ -810,6 +819,7 @@ impl Simulation {
                         };
                         self.enqueue_translated(lpn, Op::Read, txn);
                         self.touched_chips.push(target.chip);
+                        self.enqueue_gc_ops(now);
                         continue;
                     }
                 },
@@ -961,7 +971,10 @@ impl Simulation {
                 chip,
                 die,
                 plane,
-                page_in_block: 0,
+                // Translation pages sit in their planes in page order (MQSim writes the table
+                // at start, page after page per plane): page t is the (t / planes)-th of its
+                // plane. Only multi-plane grouping reads this.
+                page_in_block: (tpage / self.geometry.planes()) % self.geometry.pages_per_block,
                 bytes,
                 // Translation pages have no block of their own in the model: nominal time.
                 program_ns: self.page_program_ns as u32,
@@ -1040,6 +1053,7 @@ impl Simulation {
         for companion in companions {
             match companion.kind {
                 TxnKind::Read => self.flash.reads += counted,
+                TxnKind::MappingRead => self.flash.mapping_reads += counted,
                 _ => self.flash.programs += counted,
             }
             if let Some(id) = companion.host_request() {
@@ -1241,6 +1255,23 @@ impl Simulation {
                 }
             }
         }
+        // The group's companions leave the die first: finishing a page (a mapping read
+        // releasing the operations that waited for it) may start the die's next group.
+        let mut companions = std::mem::take(&mut self.finished_companions);
+        if self.multiplane.enabled() {
+            self.multiplane.finish(die, &mut companions);
+        }
+        self.page_done(now, txn);
+        if !companions.is_empty() {
+            self.finish_companions(now, &mut companions);
+        }
+        self.finished_companions = companions;
+        self.try_issue(now, txn.chip);
+    }
+
+    /// One page operation of a finished command is done: its request, translation or flush.
+    #[inline]
+    fn page_done(&mut self, now: u64, txn: Transaction) {
         if let Some(id) = txn.host_request() {
             let request = &mut self.requests[id as usize];
             request.remaining_pages -= 1;
@@ -1253,29 +1284,14 @@ impl Simulation {
         } else if txn.kind == TxnKind::Program && txn.lpn != NO_LPN {
             self.on_flush_done(now, txn.lpn);
         }
-        if self.multiplane.enabled() {
-            self.finish_companions(now, die);
-        }
-        self.try_issue(now, txn.chip);
     }
 
-    /// The multi-plane group on `die` ended: each companion's page is done too.
+    /// The companions of a finished multi-plane group are done too (leaves `companions` empty).
     #[inline(never)]
-    fn finish_companions(&mut self, now: u64, die: u32) {
-        for i in 0..self.multiplane.companions(die).len() {
-            let companion = self.multiplane.companions(die)[i];
-            if let Some(id) = companion.host_request() {
-                let request = &mut self.requests[id as usize];
-                request.remaining_pages -= 1;
-                if request.remaining_pages == 0 {
-                    self.complete(now, id);
-                    self.dispatch_pending = true;
-                }
-            } else if companion.kind == TxnKind::Program && companion.lpn != NO_LPN {
-                self.on_flush_done(now, companion.lpn);
-            }
+    fn finish_companions(&mut self, now: u64, companions: &mut Vec<Transaction>) {
+        for companion in companions.drain(..) {
+            self.page_done(now, companion);
         }
-        self.multiplane.finish(die);
     }
 
     fn complete(&mut self, now: u64, id: RequestId) {

@@ -8,6 +8,8 @@ mod common;
 
 use common::{mqsim_trace, preset, random_requests, run, spec};
 use flashlane_core::config::Config;
+use flashlane_core::ftl::cmt::TranslationPagesOnFlash;
+use flashlane_core::ftl::UnwrittenReads;
 use proptest::prelude::*;
 
 const PAGE: u64 = 8192;
@@ -194,6 +196,16 @@ fn mqsim_platform_preset_sets_mqsim_rules_on_mqsim_default_ssd() {
     assert!(platform.device.multiplane);
     assert_eq!(platform.ftl.gc_threshold_min_blocks, 10);
     assert_eq!(default.ftl.gc_threshold_min_blocks, 0);
+    // MQSim's start state: empty, pages allocated on first read, the whole table on flash.
+    assert!(!platform.precondition.write_trace_footprint);
+    assert_eq!(platform.ftl.unwritten_reads, UnwrittenReads::Allocate);
+    assert_eq!(
+        platform.ftl.translation_pages_on_flash,
+        TranslationPagesOnFlash::All
+    );
+    assert!(platform.device.multiplane_mapping_reads);
+    assert_eq!(default.ftl.unwritten_reads, UnwrittenReads::StaticLocation);
+    assert!(!default.device.multiplane_mapping_reads);
     let s = run(
         platform,
         "platform",

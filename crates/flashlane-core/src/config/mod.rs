@@ -8,7 +8,8 @@ mod presets;
 use serde::{Deserialize, Serialize};
 
 use crate::device::{DeviceSchedulerConfig, DieIssueRule};
-use crate::ftl::{BlockChoice, VariationConfig};
+use crate::ftl::cmt::TranslationPagesOnFlash;
+use crate::ftl::{BlockChoice, UnwrittenReads, VariationConfig};
 use crate::geometry::{Geometry, Level, StaticMap};
 use crate::host::HostSchedulerConfig;
 use crate::interconnect::InterconnectConfig;
@@ -101,6 +102,17 @@ pub struct FtlConfig {
     /// `fastest_for_conflicts` (VIOS; needs `[variation]`, else the same as `in_order`).
     #[serde(default)]
     pub block_choice: BlockChoice,
+    /// Where a host read of a logical page never written finds its data: `static_location`
+    /// (the default: the page's static location, nothing allocated) or `allocate` (MQSim's
+    /// `online_create_entry_for_reads`: the page first gets a physical page at its plane's
+    /// write frontier, untimed). docs/models/ssd-model.md, "Reads of unwritten pages".
+    #[serde(default, skip_serializing_if = "UnwrittenReads::is_default")]
+    pub unwritten_reads: UnwrittenReads,
+    /// With `mapping_cache_bytes` > 0, which translation pages are on flash at the start:
+    /// `mapped_at_start` (the default: those with an entry mapped after preconditioning) or
+    /// `all` (MQSim stores the whole table at start, so every miss reads flash). ftl::cmt.
+    #[serde(default, skip_serializing_if = "TranslationPagesOnFlash::is_default")]
+    pub translation_pages_on_flash: TranslationPagesOnFlash,
 }
 
 fn is_zero_blocks(blocks: &u32) -> bool {
@@ -185,6 +197,12 @@ pub struct DeviceConfig {
     /// multi-plane commands (device/multiplane.rs). Off by default.
     #[serde(default)]
     pub multiplane: bool,
+    /// With `multiplane`: translation-page reads form groups too, led by a mapping read and
+    /// filled with mapping reads, then host reads (MQSim's `TSU_Base::issue_command_to_chip`
+    /// fills a command from the mapping-read queue, then the user-read queue). Off by default:
+    /// only host reads pair with host reads, host programs with host programs.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub multiplane_mapping_reads: bool,
     /// When a die may start: `independent` (whenever it is idle, the default) or
     /// `whole_chip_idle` (only while no die of its chip works, MQSim's rule;
     /// device/die_issue.rs).

@@ -152,6 +152,8 @@ pub(crate) fn test_ftl() -> Ftl {
         mapping_cache_bytes: 0,
         stripe_unit_pages: 1,
         block_choice: Default::default(),
+        unwritten_reads: Default::default(),
+        translation_pages_on_flash: Default::default(),
     };
     Ftl::new(&g, &config, StaticMap::new(&g, order), false)
 }

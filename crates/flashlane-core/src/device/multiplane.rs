@@ -4,26 +4,40 @@
 //!
 //! The rule (docs/models/ssd-model.md, "Multi-plane operations"): the transaction the device
 //! scheduler starts leads; companions are taken in the scheduler's order (the first fitting
-//! one first), at most one per plane of the die. Only host page reads and programs pair (not
-//! GC copybacks, erases or mapping operations). The group runs as one transaction: one
+//! one first), at most one per plane of the die. Host page reads pair with host reads and
+//! programs with programs; under `device.multiplane_mapping_reads` a translation-page read also
+//! leads a group and takes mapping reads and host reads as companions (MQSim's rule). GC
+//! copybacks, erases and mapping programs never pair. The group runs as one transaction: one
 //! command, one array time (`page_read_ns` or `page_program_ns`: the planes work in
 //! parallel), and the bytes of every page over the channel back to back.
 
 use super::{AnyDeviceScheduler, DeviceScheduler, Transaction, TxnKind};
 
+/// Whether a queued `companion` may join a group led by `leader`: the same kind; under
+/// `device.multiplane_mapping_reads` a mapping-read group also takes host reads (MQSim fills
+/// from the mapping-read queue first, then the user-read queue; the scheduler's companion order
+/// gives that).
+fn joins(leader: TxnKind, companion: TxnKind, mapping_reads: bool) -> bool {
+    companion == leader
+        || (mapping_reads && leader == TxnKind::MappingRead && companion == TxnKind::Read)
+}
+
 pub struct MultiPlane {
     enabled: bool,
+    /// `device.multiplane_mapping_reads`.
+    mapping_reads: bool,
     planes_per_die: u32,
     /// The companions each die's running group carries (empty: a single-plane operation).
     companions: Vec<Vec<Transaction>>,
 }
 
 impl MultiPlane {
-    pub fn new(enabled: bool, dies: u32, planes_per_die: u32) -> Self {
+    pub fn new(enabled: bool, mapping_reads: bool, dies: u32, planes_per_die: u32) -> Self {
         let capacity = planes_per_die.saturating_sub(1) as usize;
         MultiPlane {
             // The plane set of a group is a 64-bit mask.
             enabled: enabled && (2..=64).contains(&planes_per_die),
+            mapping_reads,
             planes_per_die,
             companions: (0..dies).map(|_| Vec::with_capacity(capacity)).collect(),
         }
@@ -35,16 +49,22 @@ impl MultiPlane {
     #[inline]
     pub fn gather(&mut self, device: &mut AnyDeviceScheduler, leader: Transaction) -> Transaction {
         // Off (the default) costs one test. On, `finish` left this die's list empty.
-        if !self.enabled || !matches!(leader.kind, TxnKind::Read | TxnKind::Program) {
+        let leads = match leader.kind {
+            TxnKind::Read | TxnKind::Program => true,
+            TxnKind::MappingRead => self.mapping_reads,
+            _ => false,
+        };
+        if !self.enabled || !leads {
             return leader;
         }
+        let mapping_reads = self.mapping_reads;
         let members = &mut self.companions[leader.die as usize];
         let planes = self.planes_per_die;
         let mut used_planes: u64 = 1 << (leader.plane % planes);
         let mut group = leader;
         while (members.len() as u32) + 1 < planes {
             let fits = |t: &Transaction| {
-                t.kind == leader.kind
+                joins(leader.kind, t.kind, mapping_reads)
                     && t.die == leader.die
                     && t.page_in_block == leader.page_in_block
                     && used_planes & (1 << (t.plane % planes)) == 0
@@ -72,11 +92,11 @@ impl MultiPlane {
         &self.companions[die as usize]
     }
 
-    /// The group on `die` ended.
+    /// The group on `die` ended: its companions move into `out` (which must be empty; it
+    /// leaves its capacity to the die's list).
     #[inline]
-    pub fn finish(&mut self, die: u32) {
-        if self.enabled {
-            self.companions[die as usize].clear();
-        }
+    pub fn finish(&mut self, die: u32, out: &mut Vec<Transaction>) {
+        debug_assert!(out.is_empty());
+        std::mem::swap(&mut self.companions[die as usize], out);
     }
 }

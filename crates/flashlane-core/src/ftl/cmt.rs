@@ -25,6 +25,8 @@
 //!   clean with it (batch update). Requests never wait for write-backs.
 
 use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
 use std::hash::{BuildHasherDefault, Hasher};
 
 use super::slot_index::{prefetch, SlotIndex};
@@ -33,6 +35,25 @@ use crate::geometry::{Geometry, StaticMap};
 
 /// Bytes a translation-page read moves over the channel (one sector, as MQSim).
 pub const MAPPING_READ_BYTES: u32 = 512;
+
+/// Which translation pages are on flash when the run starts (`ftl.translation_pages_on_flash`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TranslationPagesOnFlash {
+    /// Those holding the entry of a logical page mapped when the run starts (after
+    /// preconditioning); a miss on any other page needs no flash read until it is written back.
+    #[default]
+    MappedAtStart,
+    /// Every translation page: MQSim's `Store_mapping_table_on_flash_at_start` writes the whole
+    /// table before the run, mapped or not, so every miss reads flash.
+    All,
+}
+
+impl TranslationPagesOnFlash {
+    pub fn is_default(&self) -> bool {
+        *self == TranslationPagesOnFlash::MappedAtStart
+    }
+}
 const NONE: u32 = u32::MAX;
 const SECTOR_BYTES: u32 = 512;
 
@@ -138,21 +159,27 @@ pub struct MappingCache {
 impl MappingCache {
     /// A cache of `capacity_bytes` for `logical_pages` pages of `geometry`. `mapped_lpns`
     /// yields the logical pages mapped when the run starts (after preconditioning): their
-    /// translation pages are on flash.
+    /// translation pages are on flash, and under `on_flash` = `All` every other one too.
     pub fn new(
         geometry: &Geometry,
         static_map: StaticMap,
         capacity_bytes: u64,
         logical_pages: u64,
         mapped_lpns: impl Iterator<Item = u64>,
+        on_flash_at_start: TranslationPagesOnFlash,
     ) -> Self {
         let (entry_bytes, entries_per_tpage) = entry_sizes(geometry);
         let capacity_entries =
             (capacity_bytes / u64::from(entry_bytes)).clamp(1, u32::MAX as u64 - 1) as u32;
         let tpages = logical_pages.div_ceil(entries_per_tpage) as usize;
         let mut on_flash = vec![false; tpages];
-        for lpn in mapped_lpns {
-            on_flash[(lpn / entries_per_tpage) as usize] = true;
+        match on_flash_at_start {
+            TranslationPagesOnFlash::MappedAtStart => {
+                for lpn in mapped_lpns {
+                    on_flash[(lpn / entries_per_tpage) as usize] = true;
+                }
+            }
+            TranslationPagesOnFlash::All => on_flash.fill(true),
         }
         let reserve = capacity_entries.min(1 << 24) as usize;
         MappingCache {
@@ -430,7 +457,14 @@ mod tests {
         // 4096 physical pages: 12 address bits, 8 sectors -> cached (24 + 8) / 8 = 4 B,
         // on flash (12 + 8) / 8 = 3 B (ceil 2.5), 4096 / 3 = 1365 entries per page.
         let map = StaticMap::new(&g, [Level::Channel, Level::Chip, Level::Die, Level::Plane]);
-        let mut cmt = MappingCache::new(&g, map, 8, 4096, 0..4096u64);
+        let mut cmt = MappingCache::new(
+            &g,
+            map,
+            8,
+            4096,
+            0..4096u64,
+            TranslationPagesOnFlash::MappedAtStart,
+        );
         assert_eq!((cmt.entry_bytes(), cmt.capacity_entries()), (4, 2));
         let txn = Transaction {
             kind: TxnKind::Read,

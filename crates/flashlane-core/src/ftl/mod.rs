@@ -11,6 +11,8 @@ mod precondition;
 mod slot_index;
 pub mod variation;
 
+use serde::{Deserialize, Serialize};
+
 use crate::config::{AllocationConfig, FtlConfig};
 use crate::geometry::{Geometry, StaticMap};
 use crate::Error;
@@ -49,8 +51,29 @@ pub struct FtlCounters {
     pub gc_runs: u64,
     pub gc_pages_moved: u64,
     pub erases: u64,
-    /// Reads of logical pages never written (served from the page's static location).
+    /// Reads of logical pages never written: served from the page's static location, or, under
+    /// `ftl.unwritten_reads = "allocate"`, the reads that gave the page its physical page.
     pub unmapped_reads: u64,
+}
+
+/// Where a host read of a logical page never written finds its data (`ftl.unwritten_reads`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UnwrittenReads {
+    /// At the page the static order gives, block 0 (any page will do for timing); nothing is
+    /// allocated, so every such read goes there.
+    #[default]
+    StaticLocation,
+    /// MQSim's `online_create_entry_for_reads`: the logical page first gets a physical page at
+    /// its plane's write frontier (untimed, no program) and is read there; later reads, writes
+    /// and garbage collection treat it as written.
+    Allocate,
+}
+
+impl UnwrittenReads {
+    pub fn is_default(&self) -> bool {
+        *self == UnwrittenReads::StaticLocation
+    }
 }
 
 /// Shadow data used to prove mapping correctness: a version per logical page and the version
@@ -82,6 +105,7 @@ pub struct Ftl {
     /// Per-block program latencies (`[variation]`), when enabled.
     variation: Option<Variation>,
     block_choice: BlockChoice,
+    unwritten_reads: UnwrittenReads,
 }
 
 impl Ftl {
@@ -127,6 +151,7 @@ impl Ftl {
             break_relocation_for_test: false,
             variation: None,
             block_choice: config.block_choice,
+            unwritten_reads: config.unwritten_reads,
         }
     }
 
@@ -312,6 +337,24 @@ impl Ftl {
                 Ok(self.target_of(self.ppn_of(plane, 0, 0)))
             }
         }
+    }
+
+    /// Translate a host read of logical page `lpn` under `ftl.unwritten_reads`: as
+    /// [`Ftl::read`], except that under `allocate` a page never written first gets a physical
+    /// page on its static plane; garbage collection that allocation makes necessary is appended
+    /// to `gc_ops`.
+    pub fn read_host(&mut self, lpn: u64, gc_ops: &mut Vec<GcOp>) -> Result<PhysicalTarget, Error> {
+        if self.unwritten_reads == UnwrittenReads::Allocate {
+            self.check_lpn(lpn)?;
+            if self.map.get(lpn).is_none() {
+                self.counters.unmapped_reads += 1;
+                let plane = self.static_map.plane_of(lpn);
+                let target = self.place_write(lpn, plane)?;
+                self.collect_if_needed(plane, gc_ops)?;
+                return Ok(target);
+            }
+        }
+        self.read(lpn)
     }
 
     /// Translate a write of logical page `lpn`: allocate a page, remap, invalidate the old copy.
@@ -558,6 +601,8 @@ mod tests {
             mapping_cache_bytes: 0,
             stripe_unit_pages: 1,
             block_choice: BlockChoice::InOrder,
+            unwritten_reads: Default::default(),
+            translation_pages_on_flash: Default::default(),
         };
         (g, c)
     }

@@ -299,7 +299,8 @@ pub struct GcStats {
     pub runs: u64,
     /// Valid pages moved out of victims.
     pub pages_moved: u64,
-    /// Reads of logical pages never written (served from their static location).
+    /// Reads of logical pages never written: served from their static location, or, under
+    /// `ftl.unwritten_reads = "allocate"`, the reads that gave such a page its physical page.
     pub unmapped_reads: u64,
     /// Largest minus smallest erase count over all blocks at the end of the run.
     pub erase_count_spread: u32,
