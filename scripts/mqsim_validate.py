@@ -30,7 +30,8 @@ Every figure in the table, and what it means on each side:
 - mapping reads / programs: translation-page reads and programs served (flashlane
   flash.mapping_reads / mapping_programs; MQSim Mapping_*_TR_Queue dequeued); "mapping
   programs submitted" is MQSim's Mapping_Write_TR_Queue enqueued count (its
-  Issued_Flash_Program_CMD_For_Mapping), which differs where MQSim never serves them.
+  Issued_Flash_Program_CMD_For_Mapping), which differs where MQSim never serves them, and
+  flashlane's cmt.writebacks (translation-page write-backs submitted).
 - WAF: flash programs (user + GC + mapping) / host page programs, the same formula on both
   sides. The denominator is flashlane's host page programs (MQSim's User_Write_TR_Queue
   count is shown beside it as "host page programs").
@@ -327,7 +328,7 @@ def flashlane_figures(
         "flash erases": fl["erases"],
         "mapping reads": fl.get("mapping_reads", 0),
         "mapping programs": fl.get("mapping_programs", 0),
-        "mapping programs submitted": fl.get("mapping_programs", 0),
+        "mapping programs submitted": (s.get("cmt") or {}).get("writebacks", 0),
         "host page programs": fl["programs"],
         "WAF": all_programs / fl["programs"] if fl["programs"] else None,
         "wall s": wall,

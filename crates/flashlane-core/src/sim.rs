@@ -7,7 +7,7 @@ use crate::device::{
     WriteBuffer, WriteBufferCounters, WriteBufferStats, NO_LPN, NO_REQUEST,
 };
 use crate::engine::EventQueue;
-use crate::ftl::cmt::{Access, CmtCounters, MappingCache, MappingOp, MAPPING_READ_BYTES};
+use crate::ftl::cmt::{Access, CmtCounters, CmtRules, MappingCache, MappingOp, MAPPING_READ_BYTES};
 use crate::ftl::{Ftl, FtlCounters, GcOp, VariationCounters, VariationStats};
 use crate::geometry::{Geometry, StaticMap};
 use crate::host::{AnyHostScheduler, HostRequest, HostScheduler, HostView, RequestId};
@@ -276,7 +276,10 @@ impl Simulation {
                 config.ftl.mapping_cache_bytes,
                 ftl.logical_pages(),
                 ftl.mapped_lpns(),
-                config.ftl.translation_pages_on_flash,
+                CmtRules {
+                    on_flash_at_start: config.ftl.translation_pages_on_flash,
+                    writebacks: config.ftl.mapping_writebacks,
+                },
             ),
             ops: Vec::with_capacity(8),
             released: Vec::with_capacity(64),
@@ -705,8 +708,11 @@ impl Simulation {
             let lpn = host.first_lpn + i;
             let page_start = lpn * page;
             let bytes = (end.min(page_start + page) - host.offset_bytes.max(page_start)) as u32;
-            let (kind, target) = match host.op {
-                Op::Read => (TxnKind::Read, self.ftl.read_host(lpn, &mut self.gc_buffer)?),
+            let (kind, target, remapped) = match host.op {
+                Op::Read => {
+                    let (target, allocated) = self.ftl.read_host(lpn, &mut self.gc_buffer)?;
+                    (TxnKind::Read, target, allocated)
+                }
                 Op::Write => {
                     self.gc_buffer.clear();
                     let target = self.ftl.write_with_claims(
@@ -715,7 +721,7 @@ impl Simulation {
                         &self.claims_per_chip,
                         &mut self.gc_buffer,
                     )?;
-                    (TxnKind::Program, target)
+                    (TxnKind::Program, target, true)
                 }
             };
             let txn = Transaction {
@@ -732,7 +738,7 @@ impl Simulation {
                 ppn: target.ppn,
                 from_chip: target.chip,
             };
-            self.enqueue_translated(lpn, host.op, txn);
+            self.enqueue_translated(lpn, remapped, txn);
             self.touched_chips.push(target.chip);
             self.enqueue_gc_ops(now);
         }
@@ -802,7 +808,7 @@ impl Simulation {
                         let page_start = lpn * page;
                         let bytes =
                             (end.min(page_start + page) - host.offset_bytes.max(page_start)) as u32;
-                        let target = self.ftl.read_host(lpn, &mut self.gc_buffer)?;
+                        let (target, allocated) = self.ftl.read_host(lpn, &mut self.gc_buffer)?;
                         let txn = Transaction {
                             kind: TxnKind::Read,
                             request: id,
@@ -817,7 +823,7 @@ impl Simulation {
                             ppn: target.ppn,
                             from_chip: target.chip,
                         };
-                        self.enqueue_translated(lpn, Op::Read, txn);
+                        self.enqueue_translated(lpn, allocated, txn);
                         self.touched_chips.push(target.chip);
                         self.enqueue_gc_ops(now);
                         continue;
@@ -884,7 +890,7 @@ impl Simulation {
                 ppn: target.ppn,
                 from_chip: target.chip,
             };
-            self.enqueue_translated(u64::from(lpn), Op::Write, txn);
+            self.enqueue_translated(u64::from(lpn), true, txn);
             self.touched_chips.push(target.chip);
             self.enqueue_gc_ops(now);
         }
@@ -943,14 +949,16 @@ impl Simulation {
 
     /// Queue a host page operation, or park it in the cached mapping table until its
     /// translation page has been read; queue the mapping operations the look-up needs.
+    /// `remapped`: the operation gave `lpn` a new physical page (a write, or a read that
+    /// allocated under `ftl.unwritten_reads = "allocate"`), so its cached entry becomes dirty.
     #[inline]
-    fn enqueue_translated(&mut self, lpn: u64, op: Op, txn: Transaction) {
+    fn enqueue_translated(&mut self, lpn: u64, remapped: bool, txn: Transaction) {
         let now = txn.enqueued_ns;
         let Some(cmt) = &mut self.cmt else {
             self.enqueue_device(now, txn);
             return;
         };
-        if cmt.cache.access(lpn, op == Op::Write, txn, &mut cmt.ops) == Access::Ready {
+        if cmt.cache.access(lpn, remapped, txn, &mut cmt.ops) == Access::Ready {
             self.enqueue_device(now, txn);
         }
         let Some(cmt) = &mut self.cmt else { return };
@@ -1471,6 +1479,7 @@ impl Simulation {
                     capacity_entries: u64::from(cmt.cache.capacity_entries()),
                     entry_bytes: u64::from(cmt.cache.entry_bytes()),
                     entries_per_translation_page: cmt.cache.entries_per_translation_page(),
+                    writebacks: now.mapping_programs - base.mapping_programs,
                 }
             }),
             waf: if host_writes == 0 {

@@ -1,8 +1,9 @@
-//! MQSim's start state as config choices: reads of never-written pages allocate a page at the
-//! write frontier (`ftl.unwritten_reads = "allocate"`), the whole mapping table is on flash at
-//! the start (`ftl.translation_pages_on_flash = "all"`), and translation-page reads form
-//! multi-plane commands with host reads (`device.multiplane_mapping_reads`). Latencies are
-//! derived by hand from the `mqsim-platform` timings.
+//! MQSim's start state and mapping rules as config choices: reads of never-written pages
+//! allocate a page at the write frontier (`ftl.unwritten_reads = "allocate"`), the whole mapping
+//! table is on flash at the start (`ftl.translation_pages_on_flash = "all"`), translation-page
+//! reads form multi-plane commands with host reads (`device.multiplane_mapping_reads`), and
+//! MQSim's never-served write-backs (`ftl.mapping_writebacks = "never_programmed"`). Latencies
+//! are derived by hand from the `mqsim-platform` timings.
 
 mod common;
 
@@ -131,6 +132,78 @@ fn mapping_reads_lead_multi_plane_commands_with_host_reads() {
     assert_eq!(latency[1], (2.0 * both, both));
 }
 
+/// A one-entry cache (9 bytes, one entry on this geometry). Logical pages 0, 1 and 2 share
+/// translation page 0 (on chip 0), their data sit on channels 0, 1 and 2. Reads of unwritten
+/// pages do not allocate here (`static_location`), so only the write dirties an entry.
+/// - 0 ms, write page 0: miss, translation page 0 read, entry dirty.
+/// - 10 ms, read page 1: miss; the insert evicts the dirty entry of page 0, which writes
+///   translation page 0 back (a merge read, then a program); the page is held by the controller
+///   meanwhile ("departing"), so the miss itself reads nothing.
+/// - 20 ms, read page 2: miss (evicting page 1's clean entry, no write-back). With the program
+///   done long ago (`programmed`) the page is on flash again and the miss reads it; under
+///   `never_programmed` (MQSim's defect) the program never ran and the page is still held, so
+///   the miss reads nothing.
+#[test]
+fn never_programmed_write_backs_keep_their_page_held() {
+    let requests = [
+        (0, 0, PAGE, false),
+        (10 * MS, PAGE, PAGE, true),
+        (20 * MS, 2 * PAGE, PAGE, true),
+    ];
+    let read = CMD + T_R + xfer(PAGE);
+    let mut results = Vec::new();
+    for writebacks in ["programmed", "never_programmed"] {
+        let s = run(
+            platform(&[
+                ("ftl.mapping_cache_bytes", "9"),
+                ("ftl.unwritten_reads", "static_location"),
+                ("ftl.mapping_writebacks", writebacks),
+            ]),
+            &format!("writebacks-{writebacks}"),
+            &requests,
+        );
+        let cmt = s.cmt.expect("cache on");
+        assert_eq!(
+            (cmt.capacity_entries, cmt.writebacks),
+            (1, 1),
+            "{writebacks}"
+        );
+        results.push((
+            s.flash.mapping_reads,
+            s.flash.mapping_programs,
+            s.latency_us.read.max * 1000.0,
+        ));
+    }
+    let mapping_read = CMD + T_R + xfer(MAPPING_READ);
+    assert_eq!(results[0], (3, 1, mapping_read + read));
+    assert_eq!(results[1], (2, 0, read));
+}
+
+/// A read that allocates changes the page's mapping, so its cached entry is dirty (MQSim's
+/// `online_create_entry_for_reads` updates the CMT entry, which marks it dirty). One-entry cache:
+/// reading page 1 evicts page 0's entry; only if page 0's read allocated is that a write-back.
+#[test]
+fn an_allocating_read_dirties_its_entry() {
+    let requests = [(0, 0, PAGE, true), (10 * MS, PAGE, PAGE, true)];
+    for (unwritten, writebacks, mapping_reads) in [("allocate", 1, 2), ("static_location", 0, 2)] {
+        let s = run(
+            platform(&[
+                ("ftl.mapping_cache_bytes", "9"),
+                ("ftl.unwritten_reads", unwritten),
+            ]),
+            &format!("alloc-dirty-{unwritten}"),
+            &requests,
+        );
+        let cmt = s.cmt.expect("cache on");
+        assert_eq!(cmt.writebacks, writebacks, "{unwritten}");
+        // The first miss reads translation page 0. Under `allocate` the eviction's write-back
+        // reads it again (the merge read) and the second miss finds the page held
+        // (departing), reading nothing; under `static_location` the second miss reads it.
+        assert_eq!(s.flash.mapping_reads, mapping_reads, "{unwritten}");
+        assert_eq!(s.flash.mapping_programs, writebacks, "{unwritten}");
+    }
+}
+
 /// Bad values name the key.
 #[test]
 fn unknown_start_state_values_are_errors() {
@@ -138,6 +211,7 @@ fn unknown_start_state_values_are_errors() {
         ("ftl.unwritten_reads", "guess"),
         ("ftl.translation_pages_on_flash", "some"),
         ("device.multiplane_mapping_reads", "3"),
+        ("ftl.mapping_writebacks", "sometimes"),
     ] {
         let overrides = [(key.to_string(), value.to_string())];
         let err = flashlane_core::config::Config::from_preset("mqsim-platform", &overrides);

@@ -8,7 +8,7 @@ mod presets;
 use serde::{Deserialize, Serialize};
 
 use crate::device::{DeviceSchedulerConfig, DieIssueRule};
-use crate::ftl::cmt::TranslationPagesOnFlash;
+use crate::ftl::cmt::{MappingWritebacks, TranslationPagesOnFlash};
 use crate::ftl::{BlockChoice, UnwrittenReads, VariationConfig};
 use crate::geometry::{Geometry, Level, StaticMap};
 use crate::host::HostSchedulerConfig;
@@ -113,6 +113,13 @@ pub struct FtlConfig {
     /// `all` (MQSim stores the whole table at start, so every miss reads flash). ftl::cmt.
     #[serde(default, skip_serializing_if = "TranslationPagesOnFlash::is_default")]
     pub translation_pages_on_flash: TranslationPagesOnFlash,
+    /// With `mapping_cache_bytes` > 0, what becomes of a translation-page write-back's
+    /// program: `programmed` (the default) or `never_programmed`, a defect of MQSim (commit
+    /// 7ec40e3) kept only to compare with it: its schedulers never serve the mapping-write
+    /// queue, so the page stays held by the controller and later misses on it read nothing.
+    /// No preset sets it; docs/validation.md.
+    #[serde(default, skip_serializing_if = "MappingWritebacks::is_default")]
+    pub mapping_writebacks: MappingWritebacks,
 }
 
 fn is_zero_blocks(blocks: &u32) -> bool {

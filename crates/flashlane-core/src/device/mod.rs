@@ -154,6 +154,7 @@ pub(crate) fn test_ftl() -> Ftl {
         block_choice: Default::default(),
         unwritten_reads: Default::default(),
         translation_pages_on_flash: Default::default(),
+        mapping_writebacks: Default::default(),
     };
     Ftl::new(&g, &config, StaticMap::new(&g, order), false)
 }

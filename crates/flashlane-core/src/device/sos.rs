@@ -282,6 +282,7 @@ mod tests {
             block_choice: Default::default(),
             unwritten_reads: Default::default(),
             translation_pages_on_flash: Default::default(),
+            mapping_writebacks: Default::default(),
         };
         Ftl::new(&g, &config, StaticMap::new(&g, order), true)
     }

@@ -54,6 +54,34 @@ impl TranslationPagesOnFlash {
         *self == TranslationPagesOnFlash::MappedAtStart
     }
 }
+
+/// What becomes of the program of a translation-page write-back (`ftl.mapping_writebacks`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MappingWritebacks {
+    /// It is queued and programmed like any flash operation; the controller holds the page's
+    /// content until the program ends.
+    #[default]
+    Programmed,
+    /// MQSim's behaviour at commit 7ec40e3, a defect kept only to compare with it: the program is
+    /// submitted but no transaction scheduler ever serves MQSim's mapping-write queue, so it never
+    /// reaches the flash and the page stays "departing" (held by the controller) for the rest of
+    /// the run: every later miss on it needs no flash read. The merge read still runs.
+    NeverProgrammed,
+}
+
+impl MappingWritebacks {
+    pub fn is_default(&self) -> bool {
+        *self == MappingWritebacks::Programmed
+    }
+}
+
+/// The platform rules of a mapping cache (set from `[ftl]`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CmtRules {
+    pub on_flash_at_start: TranslationPagesOnFlash,
+    pub writebacks: MappingWritebacks,
+}
 const NONE: u32 = u32::MAX;
 const SECTOR_BYTES: u32 = 512;
 
@@ -127,7 +155,8 @@ pub struct CmtCounters {
     pub misses: u64,
     /// Flash reads of translation pages (demand reads on misses and write-back merge reads).
     pub mapping_reads: u64,
-    /// Flash programs of translation pages (write-backs of dirty evicted entries).
+    /// Programs of translation pages submitted (write-backs of dirty evicted entries; under
+    /// `never_programmed` none of them reaches the flash).
     pub mapping_programs: u64,
 }
 
@@ -153,27 +182,29 @@ pub struct MappingCache {
     /// (chip, global die) of every plane.
     plane_targets: Vec<(u32, u32)>,
     static_map: StaticMap,
+    writebacks: MappingWritebacks,
     counters: CmtCounters,
 }
 
 impl MappingCache {
     /// A cache of `capacity_bytes` for `logical_pages` pages of `geometry`. `mapped_lpns`
     /// yields the logical pages mapped when the run starts (after preconditioning): their
-    /// translation pages are on flash, and under `on_flash` = `All` every other one too.
+    /// translation pages are on flash, and under `rules.on_flash_at_start` = `All` every other
+    /// one too.
     pub fn new(
         geometry: &Geometry,
         static_map: StaticMap,
         capacity_bytes: u64,
         logical_pages: u64,
         mapped_lpns: impl Iterator<Item = u64>,
-        on_flash_at_start: TranslationPagesOnFlash,
+        rules: CmtRules,
     ) -> Self {
         let (entry_bytes, entries_per_tpage) = entry_sizes(geometry);
         let capacity_entries =
             (capacity_bytes / u64::from(entry_bytes)).clamp(1, u32::MAX as u64 - 1) as u32;
         let tpages = logical_pages.div_ceil(entries_per_tpage) as usize;
         let mut on_flash = vec![false; tpages];
-        match on_flash_at_start {
+        match rules.on_flash_at_start {
             TranslationPagesOnFlash::MappedAtStart => {
                 for lpn in mapped_lpns {
                     on_flash[(lpn / entries_per_tpage) as usize] = true;
@@ -204,6 +235,7 @@ impl MappingCache {
                 })
                 .collect(),
             static_map,
+            writebacks: rules.writebacks,
             counters: CmtCounters::default(),
         }
     }
@@ -375,10 +407,18 @@ impl MappingCache {
             ops.push(MappingOp::Read { tpage });
         }
         self.counters.mapping_programs += 1;
-        ops.push(MappingOp::Program { tpage });
         self.write_backs[tpage as usize] += 1;
         self.on_flash[tpage as usize] = true;
-        *self.departing.entry(tpage).or_insert(0) += 1;
+        match self.writebacks {
+            MappingWritebacks::Programmed => {
+                ops.push(MappingOp::Program { tpage });
+                *self.departing.entry(tpage).or_insert(0) += 1;
+            }
+            // No program: the count never drops back to 0.
+            MappingWritebacks::NeverProgrammed => {
+                self.departing.insert(tpage, 1);
+            }
+        }
     }
 
     fn unlink(&mut self, slot: u32) {
@@ -457,14 +497,7 @@ mod tests {
         // 4096 physical pages: 12 address bits, 8 sectors -> cached (24 + 8) / 8 = 4 B,
         // on flash (12 + 8) / 8 = 3 B (ceil 2.5), 4096 / 3 = 1365 entries per page.
         let map = StaticMap::new(&g, [Level::Channel, Level::Chip, Level::Die, Level::Plane]);
-        let mut cmt = MappingCache::new(
-            &g,
-            map,
-            8,
-            4096,
-            0..4096u64,
-            TranslationPagesOnFlash::MappedAtStart,
-        );
+        let mut cmt = MappingCache::new(&g, map, 8, 4096, 0..4096u64, CmtRules::default());
         assert_eq!((cmt.entry_bytes(), cmt.capacity_entries()), (4, 2));
         let txn = Transaction {
             kind: TxnKind::Read,

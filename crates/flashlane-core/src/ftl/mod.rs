@@ -342,8 +342,12 @@ impl Ftl {
     /// Translate a host read of logical page `lpn` under `ftl.unwritten_reads`: as
     /// [`Ftl::read`], except that under `allocate` a page never written first gets a physical
     /// page on its static plane; garbage collection that allocation makes necessary is appended
-    /// to `gc_ops`.
-    pub fn read_host(&mut self, lpn: u64, gc_ops: &mut Vec<GcOp>) -> Result<PhysicalTarget, Error> {
+    /// to `gc_ops`. Also returns whether it allocated (the mapping changed).
+    pub fn read_host(
+        &mut self,
+        lpn: u64,
+        gc_ops: &mut Vec<GcOp>,
+    ) -> Result<(PhysicalTarget, bool), Error> {
         if self.unwritten_reads == UnwrittenReads::Allocate {
             self.check_lpn(lpn)?;
             if self.map.get(lpn).is_none() {
@@ -351,10 +355,10 @@ impl Ftl {
                 let plane = self.static_map.plane_of(lpn);
                 let target = self.place_write(lpn, plane)?;
                 self.collect_if_needed(plane, gc_ops)?;
-                return Ok(target);
+                return Ok((target, true));
             }
         }
-        self.read(lpn)
+        Ok((self.read(lpn)?, false))
     }
 
     /// Translate a write of logical page `lpn`: allocate a page, remap, invalidate the old copy.
@@ -603,6 +607,7 @@ mod tests {
             block_choice: BlockChoice::InOrder,
             unwritten_reads: Default::default(),
             translation_pages_on_flash: Default::default(),
+            mapping_writebacks: Default::default(),
         };
         (g, c)
     }

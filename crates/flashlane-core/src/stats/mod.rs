@@ -291,6 +291,10 @@ pub struct CmtStats {
     pub entry_bytes: u64,
     /// Mapping entries in one translation page.
     pub entries_per_translation_page: u64,
+    /// Translation-page write-backs submitted (one per eviction of a dirty entry whose page
+    /// was not written back since): each is a page program in `flash.mapping_programs` once
+    /// served; under `ftl.mapping_writebacks = "never_programmed"` none is.
+    pub writebacks: u64,
 }
 
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]
