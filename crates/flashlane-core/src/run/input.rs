@@ -5,7 +5,8 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use crate::trace::{self, ReaderOptions, SpillRecorder, TraceFormat, TraceReader, TraceRecord};
+use super::spill::{self, Counters, Recorder, Replayed};
+use crate::trace::{self, ReaderOptions, TraceFormat, TraceReader, TraceRecord};
 use crate::workload::{SyntheticReader, SyntheticSpec};
 use crate::Error;
 
@@ -62,8 +63,6 @@ impl TraceInput {
 /// Where a source's records come from.
 pub(crate) enum RecordStream {
     Trace(TraceFormat, Box<dyn TraceReader>),
-    /// A trace read while a binary copy of its records is kept for a second pass.
-    Recording(TraceFormat, Box<SpillRecorder>),
     Synthetic(Box<SyntheticReader>),
 }
 
@@ -71,33 +70,29 @@ impl RecordStream {
     fn next_record(&mut self) -> Result<Option<TraceRecord>, Error> {
         Ok(match self {
             RecordStream::Trace(_, reader) => reader.next_record()?,
-            RecordStream::Recording(_, reader) => reader.next_record()?,
             RecordStream::Synthetic(reader) => reader.next_record()?,
         })
     }
 
     fn format_name(&self) -> &'static str {
         match self {
-            RecordStream::Trace(format, _) | RecordStream::Recording(format, _) => format.name(),
+            RecordStream::Trace(format, _) => format.name(),
             RecordStream::Synthetic(_) => "synthetic",
         }
     }
 
     fn label(&self) -> Option<String> {
         match self {
-            RecordStream::Trace(..) | RecordStream::Recording(..) => None,
+            RecordStream::Trace(..) => None,
             RecordStream::Synthetic(reader) => Some(reader.label().to_string()),
         }
     }
 
     /// (bad lines, skipped events, clamped back-steps) of a trace reader.
-    fn reader_counters(&self) -> (u64, u64, u64) {
+    fn reader_counters(&self) -> [u64; 3] {
         match self {
-            RecordStream::Trace(_, r) => (r.bad_lines(), r.skipped_events(), r.clamped_backsteps()),
-            RecordStream::Recording(_, r) => {
-                (r.bad_lines(), r.skipped_events(), r.clamped_backsteps())
-            }
-            RecordStream::Synthetic(_) => (0, 0, 0),
+            RecordStream::Trace(_, r) => r.counters(),
+            RecordStream::Synthetic(_) => [0; 3],
         }
     }
 }
@@ -193,6 +188,10 @@ pub struct Inputs {
     policy: AddressPolicy,
     page_bytes: u64,
     time_scale: f64,
+    /// First pass of [`Inputs::open_recording`]: the copy of its arrivals.
+    recorder: Option<Recorder>,
+    /// After [`Inputs::rewind`]: the copy replayed, until used up.
+    replay: Option<spill::Replay>,
 }
 
 impl Inputs {
@@ -208,8 +207,8 @@ impl Inputs {
         Self::open_with(traces, policy, replay, capacity_bytes, page_bytes, false)
     }
 
-    /// As [`Inputs::open`], keeping a binary copy of each trace's records so that
-    /// [`Inputs::rewind`] replays them without parsing the text again.
+    /// As [`Inputs::open`], keeping a binary copy of the arrivals so that [`Inputs::rewind`]
+    /// replays them without reading the traces again.
     pub(crate) fn open_recording(
         traces: &[TraceInput],
         policy: AddressPolicy,
@@ -234,12 +233,7 @@ impl Inputs {
         let share = capacity_bytes / traces.len() as u64 / page_bytes * page_bytes;
         let mut sources = Vec::with_capacity(traces.len());
         for (i, input) in traces.iter().enumerate() {
-            let reader = match input.open()? {
-                RecordStream::Trace(format, reader) if record => {
-                    RecordStream::Recording(format, Box::new(SpillRecorder::new(reader)))
-                }
-                stream => stream,
-            };
+            let reader = input.open()?;
             let remap_pages = match policy {
                 AddressPolicy::Remap => Some(distinct_pages(input, page_bytes)?),
                 _ => None,
@@ -272,26 +266,45 @@ impl Inputs {
             policy,
             page_bytes,
             time_scale,
+            recorder: None,
+            replay: None,
         };
         for i in 0..inputs.sources.len() {
             inputs.refill(i)?;
         }
+        if record {
+            let initial = (0..inputs.sources.len())
+                .map(|i| inputs.counters(i))
+                .collect();
+            inputs.recorder = Some(Recorder::new(initial));
+        }
         Ok(inputs)
     }
 
-    /// The same inputs from their first record again, every counter back to zero: a trace
-    /// opened by [`Inputs::open_recording`] replays its binary copy (then reads on where this
-    /// pass stopped), anything else is opened again. Either way the records are the same.
-    pub(crate) fn rewind(self) -> Result<Inputs, Error> {
+    /// Source `i`'s report counters a replay cannot count itself (see [`spill::Counters`]).
+    fn counters(&self, i: usize) -> Counters {
+        let source = &self.sources[i];
+        let [bad, skipped, clamped] = source.reader.reader_counters();
+        [
+            source.report.filtered_records,
+            source.report.folded_records,
+            bad,
+            skipped,
+            clamped,
+        ]
+    }
+
+    /// The same inputs from their first record again, every counter back to zero: inputs
+    /// opened by [`Inputs::open_recording`] replay their binary copy (then read on where this
+    /// pass stopped), anything else is opened again. Either way the arrivals are the same.
+    pub(crate) fn rewind(mut self) -> Result<Inputs, Error> {
+        let path = self.sources[0].input.path.clone();
+        if let Some(replay) = self.recorder.take().and_then(|r| r.into_replay(path)) {
+            self.replay = Some(replay);
+            return Ok(self);
+        }
         let mut sources = Vec::with_capacity(self.sources.len());
         for source in self.sources {
-            let reader = match source.reader {
-                RecordStream::Recording(format, recorder) => match recorder.into_replay() {
-                    Some(replay) => RecordStream::Trace(format, replay),
-                    None => source.input.open()?,
-                },
-                _ => source.input.open()?,
-            };
             let r = source.report;
             let report = SourceReport {
                 path: r.path,
@@ -302,8 +315,8 @@ impl Inputs {
                 ..SourceReport::default()
             };
             sources.push(Source {
+                reader: source.input.open()?,
                 input: source.input,
-                reader,
                 base_ns: None,
                 lookahead: None,
                 address_base: source.address_base,
@@ -312,7 +325,12 @@ impl Inputs {
                 report,
             });
         }
-        let mut inputs = Inputs { sources, ..self };
+        let mut inputs = Inputs {
+            sources,
+            recorder: None,
+            replay: None,
+            ..self
+        };
         for i in 0..inputs.sources.len() {
             inputs.refill(i)?;
         }
@@ -320,11 +338,21 @@ impl Inputs {
     }
 
     pub fn reports(&self) -> Vec<SourceReport> {
-        self.sources
-            .iter()
-            .map(|s| {
-                let mut r = s.report.clone();
-                (r.bad_lines, r.skipped_events, r.clamped_backsteps) = s.reader.reader_counters();
+        (0..self.sources.len())
+            .map(|i| {
+                let mut r = self.sources[i].report.clone();
+                let (records, counters) = match &self.replay {
+                    Some(replay) => replay.report(i),
+                    None => (r.records, self.counters(i)),
+                };
+                r.records = records;
+                [
+                    r.filtered_records,
+                    r.folded_records,
+                    r.bad_lines,
+                    r.skipped_events,
+                    r.clamped_backsteps,
+                ] = counters;
                 r
             })
             .collect()
@@ -347,6 +375,30 @@ impl Inputs {
 
     /// The next record over all traces, earliest rebased time first (ties: first trace).
     pub fn next_arrival(&mut self) -> Result<Option<Arrival>, Error> {
+        if let Some(replay) = &mut self.replay {
+            let hint = self.sources.len() == 1 && self.sources[0].remap_pages.is_none();
+            match replay.next(hint)? {
+                Replayed::Arrival(arrival) => return Ok(Some(arrival)),
+                Replayed::End => return Ok(None),
+                // The first pass's inputs stopped here: they go on.
+                Replayed::UsedUp => self.replay = None,
+            }
+        }
+        let arrival = self.read_arrival()?;
+        if self.recorder.as_ref().is_some_and(Recorder::recording) {
+            let counters = match &arrival {
+                Some(a) => self.counters(a.source as usize),
+                None => [0; 5],
+            };
+            if let Some(recorder) = &mut self.recorder {
+                recorder.record(arrival.as_ref(), counters);
+            }
+        }
+        Ok(arrival)
+    }
+
+    /// [`Inputs::next_arrival`] from the traces themselves.
+    fn read_arrival(&mut self) -> Result<Option<Arrival>, Error> {
         let mut best: Option<(u64, usize)> = None;
         for (i, source) in self.sources.iter_mut().enumerate() {
             if let Some(record) = &source.lookahead {
@@ -463,12 +515,25 @@ fn distinct_pages(input: &TraceInput, page_bytes: u64) -> Result<Vec<u64>, Error
 mod tests {
     use super::*;
 
-    fn drain(inputs: &mut Inputs) -> Vec<Arrival> {
-        std::iter::from_fn(|| inputs.next_arrival().unwrap()).collect()
+    /// Every arrival (without its prefetch hint: a replay may know it less often) and the
+    /// reports after it, the reports before the first one leading.
+    fn drain(inputs: &mut Inputs) -> (Vec<Arrival>, Vec<Vec<SourceReport>>) {
+        let mut arrivals = Vec::new();
+        let mut reports = vec![inputs.reports()];
+        while let Some(a) = inputs.next_arrival().unwrap() {
+            arrivals.push(Arrival {
+                next_offset_hint: None,
+                ..a
+            });
+            reports.push(inputs.reports());
+        }
+        reports.push(inputs.reports());
+        (arrivals, reports)
     }
 
-    /// Rewound inputs give every arrival and every counter a fresh open gives, wherever the
-    /// first pass stopped: bad lines skipped, another device filtered out, addresses folded.
+    /// Rewound inputs give every arrival and every counter a fresh open gives, at every point
+    /// and wherever the first pass stopped: bad lines skipped, another device filtered out,
+    /// addresses folded, two traces mixed.
     #[test]
     fn rewound_inputs_replay_the_trace_exactly() {
         let path =
@@ -488,35 +553,39 @@ mod tests {
         let mut input = TraceInput::new(&path, Some(TraceFormat::Mqsim));
         input.options.max_bad_lines = 100;
         input.device = Some(0);
-        let traces = [input];
-        let open = |recording: bool| {
-            let open = if recording {
-                Inputs::open_recording
-            } else {
-                Inputs::open
+        let mut other = input.clone();
+        other.device = Some(1);
+        for traces in [vec![input], vec![other.clone(), other]] {
+            let open = |recording: bool| {
+                let open = if recording {
+                    Inputs::open_recording
+                } else {
+                    Inputs::open
+                };
+                open(
+                    &traces,
+                    AddressPolicy::Fold,
+                    Replay::default(),
+                    1 << 30,
+                    4096,
+                )
+                .unwrap()
             };
-            open(
-                &traces,
-                AddressPolicy::Fold,
-                Replay::default(),
-                1 << 30,
-                4096,
-            )
-            .unwrap()
-        };
-        let mut fresh = open(false);
-        let expected = drain(&mut fresh);
-        assert_eq!(expected.len(), 3000 - 31 - 600 + 6);
-        let expected_reports = fresh.reports();
-        assert!(expected_reports[0].bad_lines == 31 && expected_reports[0].folded_records > 0);
-        for stop in [0, 1, 500, expected.len()] {
-            let mut first = open(true);
-            for arrival in expected.iter().take(stop) {
-                assert_eq!(first.next_arrival().unwrap().as_ref(), Some(arrival));
+            let (expected, expected_reports) = drain(&mut open(false));
+            let last = expected_reports.last().unwrap();
+            assert!(last[0].bad_lines == 31 && last[0].folded_records > 0);
+            assert!(last[0].filtered_records > 0);
+            for stop in [0, 1, 500, expected.len()] {
+                let mut first = open(true);
+                for arrival in expected.iter().take(stop) {
+                    let got = first.next_arrival().unwrap().unwrap();
+                    assert_eq!((got.record, got.source), (arrival.record, arrival.source));
+                }
+                let mut again = first.rewind().unwrap();
+                let (arrivals, reports) = drain(&mut again);
+                assert_eq!(arrivals, expected, "stopped after {stop}");
+                assert_eq!(reports, expected_reports, "stopped after {stop}");
             }
-            let mut again = first.rewind().unwrap();
-            assert_eq!(drain(&mut again), expected, "stopped after {stop}");
-            assert_eq!(again.reports(), expected_reports, "stopped after {stop}");
         }
         std::fs::remove_file(path).unwrap();
     }

@@ -1,6 +1,7 @@
 //! One simulation run from inputs to summary: the function the CLI and Python both call.
 
 mod input;
+mod spill;
 
 use std::path::PathBuf;
 use std::time::Instant;

@@ -15,7 +15,6 @@ mod fio;
 mod generic_csv;
 mod msr;
 mod spc;
-mod spill;
 pub mod writer;
 
 use std::fmt;
@@ -33,7 +32,6 @@ pub use fio::FioReader;
 pub use generic_csv::{AddressUnit, Delimiter, GenericCsvReader, GenericCsvSpec, TimeUnit};
 pub use msr::MsrReader;
 pub use spc::SpcReader;
-pub use spill::{SpillRecorder, MAX_SPILL_BYTES};
 pub use writer::{convert, ConvertError, ConvertOptions, ConvertReport, WRITABLE_FORMATS};
 
 /// Direction of a block request.
