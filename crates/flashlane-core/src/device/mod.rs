@@ -152,6 +152,11 @@ pub(crate) fn test_ftl() -> Ftl {
         mapping_cache_bytes: 0,
         stripe_unit_pages: 1,
         block_choice: Default::default(),
+        gc_block_release: Default::default(),
+        gc_max_victims_per_plane: 0,
+        write_stall_below_free_blocks: 0,
+        gc_separate_write_block: false,
+        translation_reserved_blocks_per_plane: 0,
     };
     Ftl::new(&g, &config, StaticMap::new(&g, order), false)
 }
