@@ -209,6 +209,9 @@ pub struct Simulation {
 
     pop_buffer: Vec<RequestId>,
     gc_buffer: Vec<GcOp>,
+    /// Host write pages waiting for their plane's free pool, per plane: (request, logical
+    /// page, bytes). Only under `ftl.gc_block_release = "erase_done"` (else empty).
+    stalled_writes: Vec<std::collections::VecDeque<(RequestId, u32, u32)>>,
     touched_chips: Vec<u32>,
     /// Writes the device scheduler cancelled (SOS write hits), to complete.
     cancelled: Vec<Transaction>,
@@ -242,6 +245,10 @@ struct CachedTranslation {
     at_window_start: CmtCounters,
 }
 
+fn g_planes(config: &Config) -> usize {
+    config.geometry.planes() as usize
+}
+
 fn op_index(op: Op) -> usize {
     match op {
         Op::Read => 0,
@@ -250,7 +257,15 @@ fn op_index(op: Op) -> usize {
 }
 
 impl Simulation {
-    pub fn new(config: &Config, ftl: Ftl, options: SimOptions) -> Self {
+    pub fn new(config: &Config, mut ftl: Ftl, options: SimOptions) -> Self {
+        // Preconditioning is over: under `ftl.gc_block_release = "erase_done"` victims now wait
+        // for their erase.
+        ftl.start_deferred_release();
+        let stalled_writes = if ftl.defers_release() {
+            vec![std::collections::VecDeque::new(); g_planes(config)]
+        } else {
+            Vec::new()
+        };
         let sources = options.sources.max(1);
         let g = config.geometry.clone();
         let chips = g.chips() as usize;
@@ -364,6 +379,7 @@ impl Simulation {
             flash: FlashCounts::default(),
             pop_buffer: Vec::with_capacity(8),
             gc_buffer: Vec::with_capacity(256),
+            stalled_writes,
             touched_chips: Vec::with_capacity(chips),
             cancelled: Vec::with_capacity(8),
             queue_recorder: DeviceQueueRecorder::new(chips),
@@ -404,7 +420,7 @@ impl Simulation {
                 Event::Arrival => self.on_arrival(now, next_record)?,
                 Event::LinkWake { key } => self.on_link_wake(now, key),
                 Event::ArrayDone { die } => self.on_array_done(now, die),
-                Event::Done { die } => self.on_done(now, die),
+                Event::Done { die } => self.on_done(now, die)?,
                 Event::HostWake => {
                     if self.host_wake_at == Some(now) {
                         self.host_wake_at = None;
@@ -714,6 +730,11 @@ impl Simulation {
                     (TxnKind::Read, target, allocated)
                 }
                 Op::Write => {
+                    if let Some(plane) = self.ftl.write_stall_plane(lpn) {
+                        // Its plane's pool is too low: the page waits for an erase there.
+                        self.stalled_writes[plane as usize].push_back((id, lpn as u32, bytes));
+                        continue;
+                    }
                     self.gc_buffer.clear();
                     let target = self.ftl.write_with_claims(
                         lpn,
@@ -1247,7 +1268,7 @@ impl Simulation {
     }
 
     /// The die's transaction finished. Sets `dispatch_pending` when a request completed.
-    fn on_done(&mut self, now: u64, die: u32) {
+    fn on_done(&mut self, now: u64, die: u32) -> Result<(), Error> {
         self.last_flash_end_ns = now;
         let txn = self.die_txn[die as usize];
         self.die_issue.finished(die);
@@ -1269,17 +1290,18 @@ impl Simulation {
         if self.multiplane.enabled() {
             self.multiplane.finish(die, &mut companions);
         }
-        self.page_done(now, txn);
+        self.page_done(now, txn)?;
         if !companions.is_empty() {
-            self.finish_companions(now, &mut companions);
+            self.finish_companions(now, &mut companions)?;
         }
         self.finished_companions = companions;
         self.try_issue(now, txn.chip);
+        Ok(())
     }
 
     /// One page operation of a finished command is done: its request, translation or flush.
     #[inline]
-    fn page_done(&mut self, now: u64, txn: Transaction) {
+    fn page_done(&mut self, now: u64, txn: Transaction) -> Result<(), Error> {
         if let Some(id) = txn.host_request() {
             let request = &mut self.requests[id as usize];
             request.remaining_pages -= 1;
@@ -1291,15 +1313,71 @@ impl Simulation {
             self.on_mapping_done(now, txn);
         } else if txn.kind == TxnKind::Program && txn.lpn != NO_LPN {
             self.on_flush_done(now, txn.lpn);
+        } else if txn.kind == TxnKind::Erase && self.ftl.defers_release() {
+            self.on_erase_done(now, txn.ppn)?;
         }
+        Ok(())
+    }
+
+    /// Deferred release (`ftl.gc_block_release = "erase_done"`): a victim's erase completed.
+    /// Its block joins the free pool; the host writes waiting for the plane are placed while the
+    /// pool allows (MQSim's Start_servicing_writes_for_overfull_plane), then GC may start
+    /// another victim.
+    #[inline(never)]
+    fn on_erase_done(&mut self, now: u64, ppn: u32) -> Result<(), Error> {
+        let plane = self.ftl.erase_done(ppn) as usize;
+        self.touched_chips.clear();
+        while let Some(&(id, lpn, bytes)) = self.stalled_writes[plane].front() {
+            if self.ftl.write_stall_plane(lpn as u64).is_some() {
+                break;
+            }
+            self.stalled_writes[plane].pop_front();
+            self.gc_buffer.clear();
+            let target = self.ftl.write_with_claims(
+                lpn as u64,
+                self.device.queued_per_chip(),
+                &self.claims_per_chip,
+                &mut self.gc_buffer,
+            )?;
+            let txn = Transaction {
+                kind: TxnKind::Program,
+                request: id,
+                chip: target.chip,
+                die: target.die,
+                plane: target.plane,
+                page_in_block: target.ppn % self.geometry.pages_per_block,
+                bytes,
+                program_ns: self.program_ns_at(target.ppn),
+                enqueued_ns: now,
+                lpn,
+                ppn: target.ppn,
+                from_chip: target.chip,
+            };
+            self.enqueue_translated(lpn as u64, true, txn);
+            self.touched_chips.push(target.chip);
+            self.enqueue_gc_ops(now);
+        }
+        self.gc_buffer.clear();
+        self.ftl.gc_after_erase(plane as u32, &mut self.gc_buffer)?;
+        self.enqueue_gc_ops(now);
+        for i in 0..self.touched_chips.len() {
+            let chip = self.touched_chips[i];
+            self.try_issue(now, chip);
+        }
+        Ok(())
     }
 
     /// The companions of a finished multi-plane group are done too (leaves `companions` empty).
     #[inline(never)]
-    fn finish_companions(&mut self, now: u64, companions: &mut Vec<Transaction>) {
+    fn finish_companions(
+        &mut self,
+        now: u64,
+        companions: &mut Vec<Transaction>,
+    ) -> Result<(), Error> {
         for companion in companions.drain(..) {
-            self.page_done(now, companion);
+            self.page_done(now, companion)?;
         }
+        Ok(())
     }
 
     fn complete(&mut self, now: u64, id: RequestId) {

@@ -120,6 +120,50 @@ pub struct FtlConfig {
     /// No preset sets it; docs/validation.md.
     #[serde(default, skip_serializing_if = "MappingWritebacks::is_default")]
     pub mapping_writebacks: MappingWritebacks,
+    /// When a garbage-collection victim's block returns to the free pool. `translation` (the
+    /// default): at once, when the FTL moves its valid pages (garbage collection takes no
+    /// time in the FTL's state). `erase_done`: only when its erase completes on the flash; GC
+    /// is then started one victim per opened block and at most `gc_max_victims_per_plane` at a
+    /// time, and host writes to a plane wait while its free pool is below
+    /// `write_stall_below_free_blocks` (MQSim's asynchronous GC; docs/models/ssd-model.md,
+    /// "Asynchronous garbage collection").
+    #[serde(default, skip_serializing_if = "GcBlockRelease::is_default")]
+    pub gc_block_release: GcBlockRelease,
+    /// With `gc_block_release = "erase_done"`: most victims under collection at once per plane
+    /// (MQSim's max_ongoing_gc_reqs_per_plane, 10). 0 (the default) with `translation`.
+    #[serde(default, skip_serializing_if = "is_zero_blocks")]
+    pub gc_max_victims_per_plane: u32,
+    /// With `gc_block_release = "erase_done"`: a host write waits while its plane has fewer
+    /// free blocks than this (MQSim's Stop_servicing_writes, 10); must be at least 1 there.
+    /// 0 (the default) with `translation`.
+    #[serde(default, skip_serializing_if = "is_zero_blocks")]
+    pub write_stall_below_free_blocks: u32,
+    /// Pages moved by garbage collection go to their own open block per plane instead of the
+    /// block host writes fill (MQSim's GC write frontier, GC_wf). Default false.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub gc_separate_write_block: bool,
+    /// Blocks per plane taken out of the free pool at start and never written: MQSim's
+    /// translation-page write frontier (Translation_wf), which flashlane's model does not fill
+    /// (its translation pages have no blocks). Default 0.
+    #[serde(default, skip_serializing_if = "is_zero_blocks")]
+    pub translation_reserved_blocks_per_plane: u32,
+}
+
+/// When a garbage-collection victim's block returns to the free pool (`ftl.gc_block_release`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GcBlockRelease {
+    /// When the FTL moves its pages (GC takes no time in the FTL's state).
+    #[default]
+    Translation,
+    /// When its erase completes on the flash (MQSim).
+    EraseDone,
+}
+
+impl GcBlockRelease {
+    fn is_default(&self) -> bool {
+        *self == GcBlockRelease::Translation
+    }
 }
 
 fn is_zero_blocks(blocks: &u32) -> bool {
@@ -318,6 +362,52 @@ impl Config {
             return Err(format!(
                 "ftl.gc_threshold_min_blocks {} must be below half of geometry.blocks_per_plane ({})",
                 f.gc_threshold_min_blocks, self.geometry.blocks_per_plane
+            ));
+        }
+        match f.gc_block_release {
+            GcBlockRelease::Translation => {
+                if f.gc_max_victims_per_plane != 0 || f.write_stall_below_free_blocks != 0 {
+                    return Err("ftl.gc_max_victims_per_plane and ftl.write_stall_below_free_blocks apply only with ftl.gc_block_release = \"erase_done\"; leave them 0".into());
+                }
+            }
+            GcBlockRelease::EraseDone => {
+                if f.gc_max_victims_per_plane == 0 {
+                    return Err("ftl.gc_max_victims_per_plane must be at least 1 with ftl.gc_block_release = \"erase_done\"".into());
+                }
+                if f.write_stall_below_free_blocks == 0
+                    || u64::from(f.write_stall_below_free_blocks) * 2
+                        >= u64::from(self.geometry.blocks_per_plane)
+                {
+                    return Err(format!(
+                        "ftl.write_stall_below_free_blocks {} must be at least 1 and below half of geometry.blocks_per_plane ({}) with ftl.gc_block_release = \"erase_done\"",
+                        f.write_stall_below_free_blocks, self.geometry.blocks_per_plane
+                    ));
+                }
+                let threshold = ((f64::from(self.geometry.blocks_per_plane)
+                    * f.gc_threshold_fraction)
+                    .ceil() as u32)
+                    .max(f.gc_threshold_min_blocks)
+                    .max(1);
+                if f.write_stall_below_free_blocks > threshold {
+                    return Err(format!(
+                        "ftl.write_stall_below_free_blocks {} must not exceed the GC threshold of {threshold} free blocks (writes would wait for garbage collection that never starts)",
+                        f.write_stall_below_free_blocks
+                    ));
+                }
+                if matches!(f.allocation, AllocationConfig::Dynamic {}) {
+                    return Err("ftl.gc_block_release = \"erase_done\" needs static allocation (a stalled write must know its plane before it is placed)".into());
+                }
+                if self.device.write_buffer_bytes != 0 {
+                    return Err("ftl.gc_block_release = \"erase_done\" is not modelled with a write buffer (device.write_buffer_bytes must be 0)".into());
+                }
+            }
+        }
+        if u64::from(f.translation_reserved_blocks_per_plane) * 4
+            > u64::from(self.geometry.blocks_per_plane)
+        {
+            return Err(format!(
+                "ftl.translation_reserved_blocks_per_plane {} must be at most a quarter of geometry.blocks_per_plane ({})",
+                f.translation_reserved_blocks_per_plane, self.geometry.blocks_per_plane
             ));
         }
         let spare_blocks = self.geometry.blocks_per_plane as f64 * f.overprovisioning_fraction;

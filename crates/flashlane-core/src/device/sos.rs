@@ -283,6 +283,11 @@ mod tests {
             unwritten_reads: Default::default(),
             translation_pages_on_flash: Default::default(),
             mapping_writebacks: Default::default(),
+            gc_block_release: Default::default(),
+            gc_max_victims_per_plane: 0,
+            write_stall_below_free_blocks: 0,
+            gc_separate_write_block: false,
+            translation_reserved_blocks_per_plane: 0,
         };
         Ftl::new(&g, &config, StaticMap::new(&g, order), true)
     }

@@ -13,12 +13,12 @@ pub mod variation;
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::{AllocationConfig, FtlConfig};
+use crate::config::{AllocationConfig, FtlConfig, GcBlockRelease};
 use crate::geometry::{Geometry, StaticMap};
 use crate::Error;
 
 pub use mapping::{ChunkedTable, PageMap};
-pub use plane::{Plane, INVALID};
+pub use plane::{BlockState, Plane, INVALID};
 pub use precondition::{precondition, Footprint, PreconditionReport};
 pub use variation::{
     BlockChoice, SpeedClass, Variation, VariationConfig, VariationCounters, VariationStats,
@@ -106,6 +106,13 @@ pub struct Ftl {
     variation: Option<Variation>,
     block_choice: BlockChoice,
     unwritten_reads: UnwrittenReads,
+    /// `ftl.gc_block_release`, and whether the deferred release is running (it starts with the
+    /// timed run, after preconditioning: see [`Ftl::start_deferred_release`]).
+    gc_block_release: GcBlockRelease,
+    defer_release: bool,
+    gc_max_victims_per_plane: u32,
+    write_stall_below_free_blocks: u32,
+    gc_separate_write_block: bool,
 }
 
 impl Ftl {
@@ -134,7 +141,11 @@ impl Ftl {
             dynamic: matches!(config.allocation, AllocationConfig::Dynamic {}),
             map: PageMap::new(logical_pages),
             planes: (0..geometry.planes())
-                .map(|_| Plane::new(geometry.blocks_per_plane, geometry.pages_per_block))
+                .map(|_| {
+                    let mut plane = Plane::new(geometry.blocks_per_plane, geometry.pages_per_block);
+                    plane.reserve_blocks(config.translation_reserved_blocks_per_plane);
+                    plane
+                })
                 .collect(),
             gc_threshold_blocks,
             pages_per_plane,
@@ -152,7 +163,60 @@ impl Ftl {
             variation: None,
             block_choice: config.block_choice,
             unwritten_reads: config.unwritten_reads,
+            gc_block_release: config.gc_block_release,
+            defer_release: false,
+            gc_max_victims_per_plane: config.gc_max_victims_per_plane,
+            write_stall_below_free_blocks: config.write_stall_below_free_blocks,
+            gc_separate_write_block: config.gc_separate_write_block,
         }
+    }
+
+    /// Under `ftl.gc_block_release = "erase_done"`, from now on a victim's block returns to the
+    /// free pool only through [`Ftl::erase_done`]. Called when the timed run starts: untimed
+    /// preconditioning has no erase completions, so it collects as under `translation`.
+    pub fn start_deferred_release(&mut self) {
+        self.defer_release = self.gc_block_release == GcBlockRelease::EraseDone;
+    }
+
+    /// Whether victims' blocks wait for [`Ftl::erase_done`] (deferred release running).
+    #[inline]
+    pub fn defers_release(&self) -> bool {
+        self.defer_release
+    }
+
+    /// Under deferred release: the plane a host write of `lpn` must wait for, when that plane
+    /// has fewer free blocks than `ftl.write_stall_below_free_blocks` (MQSim's
+    /// Stop_servicing_writes). `None`: the write may be placed now.
+    #[inline]
+    pub fn write_stall_plane(&self, lpn: u64) -> Option<u32> {
+        if !self.defer_release {
+            return None;
+        }
+        let plane = self.static_map.plane_of(lpn);
+        (self.planes[plane as usize].free_blocks() < self.write_stall_below_free_blocks)
+            .then_some(plane)
+    }
+
+    /// Under deferred release: the erase of the block holding `ppn` completed; the block joins
+    /// the free pool. Returns its plane.
+    pub fn erase_done(&mut self, ppn: u32) -> u32 {
+        let (plane, block, _) = self.split_ppn(ppn);
+        debug_assert_eq!(
+            self.planes[plane as usize].blocks[block as usize].state,
+            plane::BlockState::Collecting
+        );
+        self.release_block(plane, block);
+        plane
+    }
+
+    /// Under deferred release, after an erase completed and the writes waiting for `plane` were
+    /// placed: while the plane is still below the write-stall level, try one more victim
+    /// (MQSim's GC_and_WL_Unit_Base::handle_transaction_serviced_signal_from_PHY).
+    pub fn gc_after_erase(&mut self, plane: u32, gc_ops: &mut Vec<GcOp>) -> Result<(), Error> {
+        if self.planes[plane as usize].free_blocks() < self.write_stall_below_free_blocks {
+            self.collect_on_openings(plane, 1, gc_ops)?;
+        }
+        Ok(())
     }
 
     /// Give every block its own program latency (`[variation]`; see ftl::variation), drawn from
@@ -353,8 +417,9 @@ impl Ftl {
             if self.map.get(lpn).is_none() {
                 self.counters.unmapped_reads += 1;
                 let plane = self.static_map.plane_of(lpn);
+                let opened_before = self.planes[plane as usize].opened_blocks;
                 let target = self.place_write(lpn, plane)?;
-                self.collect_if_needed(plane, gc_ops)?;
+                self.collect_after_placing(plane, opened_before, gc_ops)?;
                 return Ok((target, true));
             }
         }
@@ -392,6 +457,7 @@ impl Ftl {
         let chip = self.plane_targets[plane as usize].0 as usize;
         let conflict = claims_per_chip.get(chip).is_some_and(|claims| *claims > 1);
         let fast = conflict && self.block_choice == BlockChoice::FastestForConflicts;
+        let opened_before = self.planes[plane as usize].opened_blocks;
         let target = self.place_write_in(lpn, plane, fast)?;
         self.counters.host_page_writes += 1;
         if let Some(variation) = &mut self.variation {
@@ -404,8 +470,25 @@ impl Ftl {
             c.fast_stream_writes += u64::from(fast);
             c.host_program_ns_sum += program_ns as u64;
         }
-        self.collect_if_needed(plane, gc_ops)?;
+        self.collect_after_placing(plane, opened_before, gc_ops)?;
         Ok(target)
+    }
+
+    /// Garbage collection after a page was placed in `plane` (whose count of opened blocks was
+    /// `opened_before`): at once as needed, or under deferred release one victim per block the
+    /// placement opened.
+    fn collect_after_placing(
+        &mut self,
+        plane: u32,
+        opened_before: u64,
+        gc_ops: &mut Vec<GcOp>,
+    ) -> Result<(), Error> {
+        if self.defer_release {
+            let opened = self.planes[plane as usize].opened_blocks - opened_before;
+            self.collect_on_openings(plane, opened, gc_ops)
+        } else {
+            self.collect_if_needed(plane, gc_ops)
+        }
     }
 
     fn place_write(&mut self, lpn: u64, plane: u32) -> Result<PhysicalTarget, Error> {
@@ -466,51 +549,124 @@ impl Ftl {
             let Some(victim) = self.planes[plane as usize].greedy_victim() else {
                 return Ok(()); // nothing reclaimable yet: every full block is entirely valid
             };
-            self.counters.gc_runs += 1;
-            let valid: Vec<(u32, u32)> = {
-                let block = &self.planes[plane as usize].blocks[victim as usize];
-                match &block.reverse {
-                    Some(reverse) => reverse
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, lpn)| **lpn != INVALID)
-                        .map(|(page, lpn)| (page as u32, *lpn))
-                        .collect(),
-                    None => Vec::new(),
-                }
-            };
-            for (page, lpn) in valid {
-                let from = self.ppn_of(plane, victim, page);
-                let version = self.shadow.as_ref().map(|s| s.ppn_version[from as usize]);
-                let target = self.place_write(lpn as u64, plane)?;
-                if let (Some(shadow), Some(version)) = (&mut self.shadow, version) {
-                    // A move keeps the data: undo the version bump place_write made.
-                    shadow.lpn_version.set(lpn as u64, version);
-                    shadow.ppn_version[target.ppn as usize] = version;
-                }
-                self.counters.gc_pages_moved += 1;
-                gc_ops.push(GcOp::Copyback { target });
-            }
-            match &mut self.variation {
-                None => self.planes[plane as usize].erase(victim),
-                Some(variation) => {
-                    // Write-speed detection: the erase adds a P/E cycle; re-file the block at
-                    // its (possibly slower) speed.
-                    let global =
-                        plane as usize * self.geometry.blocks_per_plane as usize + victim as usize;
-                    let erases = self.planes[plane as usize].blocks[victim as usize].erase_count;
-                    variation.on_erase(global, erases + 1);
-                    let key = variation.speed_key(global);
-                    self.planes[plane as usize].erase_with_speed(victim, key);
-                }
-            }
-            self.counters.erases += 1;
+            self.move_valid_pages(plane, victim, gc_ops)?;
+            self.release_block(plane, victim);
             let erase_target = self.target_of(self.ppn_of(plane, victim, 0));
             gc_ops.push(GcOp::Erase {
                 target: erase_target,
             });
         }
         Ok(())
+    }
+
+    /// Deferred release: `checks` blocks were just opened in `plane`. For each (and for each
+    /// block the moves open in turn), when the plane's free pool is below the GC threshold and
+    /// fewer than `ftl.gc_max_victims_per_plane` victims are under collection, start one greedy
+    /// victim: move its valid pages now, erase it, and keep it out of the pool until
+    /// [`Ftl::erase_done`] (MQSim's GC_and_WL_Unit_Page_Level::Check_gc_required, called when
+    /// a write frontier takes a free block).
+    fn collect_on_openings(
+        &mut self,
+        plane: u32,
+        mut checks: u64,
+        gc_ops: &mut Vec<GcOp>,
+    ) -> Result<(), Error> {
+        while checks > 0 {
+            checks -= 1;
+            let p = &self.planes[plane as usize];
+            if p.free_blocks() >= self.gc_threshold_blocks
+                || p.collecting >= self.gc_max_victims_per_plane
+            {
+                continue;
+            }
+            let Some(victim) = p.greedy_victim() else {
+                continue; // every full block is entirely valid
+            };
+            let opened_before = p.opened_blocks;
+            self.planes[plane as usize].begin_collection(victim);
+            self.move_valid_pages(plane, victim, gc_ops)?;
+            checks += self.planes[plane as usize].opened_blocks - opened_before;
+            let erase_target = self.target_of(self.ppn_of(plane, victim, 0));
+            gc_ops.push(GcOp::Erase {
+                target: erase_target,
+            });
+        }
+        Ok(())
+    }
+
+    /// Move every valid page of `victim` (one GC run): remap, and ask for a copyback each.
+    fn move_valid_pages(
+        &mut self,
+        plane: u32,
+        victim: u32,
+        gc_ops: &mut Vec<GcOp>,
+    ) -> Result<(), Error> {
+        self.counters.gc_runs += 1;
+        let valid: Vec<(u32, u32)> = {
+            let block = &self.planes[plane as usize].blocks[victim as usize];
+            match &block.reverse {
+                Some(reverse) => reverse
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, lpn)| **lpn != INVALID)
+                    .map(|(page, lpn)| (page as u32, *lpn))
+                    .collect(),
+                None => Vec::new(),
+            }
+        };
+        for (page, lpn) in valid {
+            let from = self.ppn_of(plane, victim, page);
+            let version = self.shadow.as_ref().map(|s| s.ppn_version[from as usize]);
+            let target = if self.gc_separate_write_block {
+                self.place_gc_write(lpn as u64, plane)?
+            } else {
+                self.place_write(lpn as u64, plane)?
+            };
+            if let (Some(shadow), Some(version)) = (&mut self.shadow, version) {
+                // A move keeps the data: undo the version bump place_write made.
+                shadow.lpn_version.set(lpn as u64, version);
+                shadow.ppn_version[target.ppn as usize] = version;
+            }
+            self.counters.gc_pages_moved += 1;
+            gc_ops.push(GcOp::Copyback { target });
+        }
+        Ok(())
+    }
+
+    /// Place a page moved by GC on `plane`'s GC open block (`ftl.gc_separate_write_block`).
+    fn place_gc_write(&mut self, lpn: u64, plane: u32) -> Result<PhysicalTarget, Error> {
+        if let Some(old) = self.map.get(lpn) {
+            let (p, b, pg) = self.split_ppn(old);
+            self.planes[p as usize].invalidate(b, pg);
+        }
+        let (block, page) = self.planes[plane as usize]
+            .allocate_gc_page(lpn as u32)
+            .ok_or_else(|| {
+                Error::Workload(format!(
+                    "plane {plane} has no free page left for garbage collection: the logical data exceeds what over-provisioning and garbage collection can hold (with ftl.gc_block_release = \"erase_done\", victims under collection keep their blocks: a lower ftl.gc_max_victims_per_plane leaves more)"
+                ))
+            })?;
+        let ppn = self.ppn_of(plane, block, page);
+        self.map.set(lpn, ppn);
+        Ok(self.target_of(ppn))
+    }
+
+    /// Erase `victim` (all its pages moved) and return it to the free pool.
+    fn release_block(&mut self, plane: u32, victim: u32) {
+        match &mut self.variation {
+            None => self.planes[plane as usize].erase(victim),
+            Some(variation) => {
+                // Write-speed detection: the erase adds a P/E cycle; re-file the block at
+                // its (possibly slower) speed.
+                let global =
+                    plane as usize * self.geometry.blocks_per_plane as usize + victim as usize;
+                let erases = self.planes[plane as usize].blocks[victim as usize].erase_count;
+                variation.on_erase(global, erases + 1);
+                let key = variation.speed_key(global);
+                self.planes[plane as usize].erase_with_speed(victim, key);
+            }
+        }
+        self.counters.erases += 1;
     }
 
     /// SOS queue-size levelling: give the queued (not yet programmed) write of `lpn`, which
@@ -608,6 +764,11 @@ mod tests {
             unwritten_reads: Default::default(),
             translation_pages_on_flash: Default::default(),
             mapping_writebacks: Default::default(),
+            gc_block_release: Default::default(),
+            gc_max_victims_per_plane: 0,
+            write_stall_below_free_blocks: 0,
+            gc_separate_write_block: false,
+            translation_reserved_blocks_per_plane: 0,
         };
         (g, c)
     }
@@ -641,6 +802,102 @@ mod tests {
         ftl.corrupt_shadow_for_test(3);
         ftl.read(3).unwrap();
         assert_eq!(ftl.integrity_violations(), Some(1));
+    }
+
+    /// Hand-derived case for `ftl.gc_block_release = "erase_done"` with a separate GC block.
+    /// Plane 0 (even logical pages) of `small()`: 16 blocks of 8 pages, GC threshold 2 free
+    /// blocks. Writing its 96 logical pages fills blocks 0-11 (4 free). Overwriting the first
+    /// 4 pages of blocks 0-3 fills blocks 12 and 13 (2 free), leaving blocks 0-3 with 4 valid
+    /// pages each. The next write opens block 14 (1 free < 2): one victim, block 0.
+    /// - `translation`: its 4 pages move into the open block 14 and block 0 is free at once:
+    ///   1 GC run, 2 free blocks.
+    /// - `erase_done`: its 4 pages move into a GC block, which opens block 15 (0 free): that
+    ///   opening starts a second victim, block 1, whose 4 pages fill block 15. Block 0 and 1 stay
+    ///   out of the pool: 2 runs, 0 free, 2 under collection, 8 copybacks, 2 erases asked. When
+    ///   block 0's erase completes (1 free, still below the stall level 2) one more victim
+    ///   starts, block 2; its moves open block 0 again (0 free), which starts block 3, whose
+    ///   pages fit in that block: 4 runs, 0 free, 3 under collection.
+    #[test]
+    fn deferred_release_collects_ahead_by_hand() {
+        let run = |release: GcBlockRelease| {
+            let (g, mut c) = small();
+            c.gc_block_release = release;
+            if release == GcBlockRelease::EraseDone {
+                c.gc_max_victims_per_plane = 10;
+                c.write_stall_below_free_blocks = 2;
+                c.gc_separate_write_block = true;
+            }
+            let map = StaticMap::new(&g, [Level::Channel, Level::Chip, Level::Die, Level::Plane]);
+            let mut ftl = Ftl::new(&g, &c, map, true);
+            ftl.start_deferred_release();
+            let mut ops = Vec::new();
+            for k in 0..96 {
+                ftl.write(2 * k, &[0, 0], &mut ops).unwrap();
+            }
+            assert_eq!(ftl.planes[0].free_blocks(), 4);
+            for block in 0..4 {
+                for page in 0..4 {
+                    ftl.write(2 * (8 * block + page), &[0, 0], &mut ops)
+                        .unwrap();
+                }
+            }
+            assert_eq!(ftl.planes[0].free_blocks(), 2);
+            assert_eq!(ftl.counters().gc_runs, 0);
+            ftl.write(2 * 8 * 4, &[0, 0], &mut ops).unwrap();
+            (ftl, ops)
+        };
+        let (ftl, _) = run(GcBlockRelease::Translation);
+        assert_eq!(ftl.counters().gc_runs, 1);
+        assert_eq!(ftl.planes[0].free_blocks(), 2);
+
+        let (mut ftl, mut ops) = run(GcBlockRelease::EraseDone);
+        assert_eq!(ftl.counters().gc_runs, 2);
+        assert_eq!(ftl.planes[0].free_blocks(), 0);
+        assert_eq!(ftl.planes[0].collecting, 2);
+        let copybacks = ops
+            .iter()
+            .filter(|op| matches!(op, GcOp::Copyback { .. }))
+            .count();
+        let erases: Vec<u32> = ops
+            .iter()
+            .filter_map(|op| match op {
+                GcOp::Erase { target } => Some(target.ppn),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(copybacks, 8);
+        assert_eq!(erases, [0, 8], "blocks 0 and 1 of plane 0");
+        assert_eq!(ftl.write_stall_plane(0), Some(0));
+        assert_eq!(ftl.write_stall_plane(1), None, "plane 1 has free blocks");
+        assert_eq!(ftl.erase_done(0), 0);
+        assert_eq!(ftl.planes[0].free_blocks(), 1);
+        ops.clear();
+        ftl.gc_after_erase(0, &mut ops).unwrap();
+        assert_eq!(ftl.counters().gc_runs, 4);
+        assert_eq!(ftl.planes[0].free_blocks(), 0);
+        assert_eq!(ftl.planes[0].collecting, 3);
+        for lpn in 0..ftl.logical_pages() {
+            ftl.read(lpn).unwrap();
+        }
+        assert_eq!(ftl.integrity_violations(), Some(0));
+    }
+
+    /// A reserved block is never opened.
+    #[test]
+    fn translation_reserved_blocks_leave_the_pool() {
+        let (g, mut c) = small();
+        c.translation_reserved_blocks_per_plane = 1;
+        let map = StaticMap::new(&g, [Level::Channel, Level::Chip, Level::Die, Level::Plane]);
+        let mut ftl = Ftl::new(&g, &c, map, false);
+        assert_eq!(ftl.planes[0].free_blocks(), 15);
+        let mut ops = Vec::new();
+        for _ in 0..20 {
+            for lpn in 0..ftl.logical_pages() {
+                ftl.write(lpn, &[0, 0], &mut ops).unwrap();
+            }
+        }
+        assert_eq!(ftl.planes[0].blocks[0].state, BlockState::Reserved);
+        assert_eq!(ftl.planes[0].blocks[0].erase_count, 0);
     }
 
     #[test]

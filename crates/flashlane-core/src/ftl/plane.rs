@@ -16,6 +16,21 @@ pub enum BlockState {
     Active,
     /// Fully written; a garbage-collection candidate.
     Full,
+    /// A garbage-collection victim whose pages have moved, waiting for its erase to complete
+    /// (`ftl.gc_block_release = "erase_done"` only).
+    Collecting,
+    /// Held out of the free pool and never written (`ftl.translation_reserved_blocks_per_plane`).
+    Reserved,
+}
+
+/// Which open block of a plane a page goes to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Frontier {
+    Normal,
+    /// Variation-aware choice: conflicting host writes.
+    Fast,
+    /// Pages moved by garbage collection (`ftl.gc_separate_write_block`).
+    Gc,
 }
 
 #[derive(Debug)]
@@ -44,6 +59,12 @@ pub struct Plane {
     pub active: Option<u32>,
     /// Open block of the fast stream (variation-aware choice only): conflicting writes.
     pub active_fast: Option<u32>,
+    /// Open block of pages moved by garbage collection (`ftl.gc_separate_write_block` only).
+    pub active_gc: Option<u32>,
+    /// Blocks opened so far (free blocks taken by any stream).
+    pub opened_blocks: u64,
+    /// Victims whose erase has not completed yet (`ftl.gc_block_release = "erase_done"`).
+    pub collecting: u32,
     /// Variation-aware choice: the normal stream opens the slowest free block.
     speed_ordered: bool,
     pages_per_block: u32,
@@ -69,6 +90,9 @@ impl Plane {
             free: (0..blocks).map(|b| (0, 0, b)).collect(),
             active: None,
             active_fast: None,
+            active_gc: None,
+            opened_blocks: 0,
+            collecting: 0,
             speed_ordered: false,
             pages_per_block,
             bucket_head: vec![NONE; pages_per_block as usize + 1],
@@ -129,24 +153,41 @@ impl Plane {
     /// As [`Plane::allocate_page`], on the fast stream when `fast`: its own open block, opened
     /// from the fast end of the free set. Without speed ordering the fast stream is never used.
     pub fn allocate_page_in(&mut self, lpn: u32, fast: bool) -> Option<(u32, u32)> {
-        let fast = fast && self.speed_ordered;
-        let open = if fast { self.active_fast } else { self.active };
-        let block_index = match open {
+        let frontier = if fast && self.speed_ordered {
+            Frontier::Fast
+        } else {
+            Frontier::Normal
+        };
+        self.allocate_in_frontier(lpn, frontier)
+    }
+
+    /// Take the next free page of the garbage-collection open block (opening one as needed).
+    pub fn allocate_gc_page(&mut self, lpn: u32) -> Option<(u32, u32)> {
+        self.allocate_in_frontier(lpn, Frontier::Gc)
+    }
+
+    fn open_block(&mut self, frontier: Frontier) -> &mut Option<u32> {
+        match frontier {
+            Frontier::Normal => &mut self.active,
+            Frontier::Fast => &mut self.active_fast,
+            Frontier::Gc => &mut self.active_gc,
+        }
+    }
+
+    fn allocate_in_frontier(&mut self, lpn: u32, frontier: Frontier) -> Option<(u32, u32)> {
+        let block_index = match *self.open_block(frontier) {
             Some(b) => b,
             None => {
                 // Without speed ordering the first entry is the least-erased block; with it the
                 // normal stream takes the slowest (last) and the fast stream the fastest.
-                let (_, _, b) = if self.speed_ordered && !fast {
+                let (_, _, b) = if self.speed_ordered && frontier == Frontier::Normal {
                     self.free.pop_last()?
                 } else {
                     self.free.pop_first()?
                 };
                 self.blocks[b as usize].state = BlockState::Active;
-                if fast {
-                    self.active_fast = Some(b);
-                } else {
-                    self.active = Some(b);
-                }
+                self.opened_blocks += 1;
+                *self.open_block(frontier) = Some(b);
                 b
             }
         };
@@ -161,11 +202,7 @@ impl Plane {
         block.next_page += 1;
         if block.next_page == pages_per_block {
             block.state = BlockState::Full;
-            if fast {
-                self.active_fast = None;
-            } else {
-                self.active = None;
-            }
+            *self.open_block(frontier) = None;
             self.bucket_push(block_index);
         }
         Some((block_index, page))
@@ -205,6 +242,25 @@ impl Plane {
             .find(|b| *b != NONE)
     }
 
+    /// Take `count` free blocks out of the pool for good (least-erased first, i.e. the lowest
+    /// numbers on a new plane).
+    pub fn reserve_blocks(&mut self, count: u32) {
+        for _ in 0..count {
+            if let Some((_, _, b)) = self.free.pop_first() {
+                self.blocks[b as usize].state = BlockState::Reserved;
+            }
+        }
+    }
+
+    /// Make full block `block_index` a victim under collection: no longer a candidate, not
+    /// free until [`Plane::erase`] (its pages are moved by the caller).
+    pub fn begin_collection(&mut self, block_index: u32) {
+        debug_assert_eq!(self.blocks[block_index as usize].state, BlockState::Full);
+        self.bucket_remove(block_index);
+        self.blocks[block_index as usize].state = BlockState::Collecting;
+        self.collecting += 1;
+    }
+
     /// Erase a full block whose valid pages have all been moved.
     pub fn erase(&mut self, block_index: u32) {
         self.erase_with_speed(block_index, 0);
@@ -215,8 +271,10 @@ impl Plane {
     pub fn erase_with_speed(&mut self, block_index: u32, speed_key: u32) {
         let speed_key = if self.speed_ordered { speed_key } else { 0 };
         debug_assert_eq!(self.blocks[block_index as usize].valid_pages, 0);
-        if self.blocks[block_index as usize].state == BlockState::Full {
-            self.bucket_remove(block_index);
+        match self.blocks[block_index as usize].state {
+            BlockState::Full => self.bucket_remove(block_index),
+            BlockState::Collecting => self.collecting -= 1,
+            _ => {}
         }
         let block = &mut self.blocks[block_index as usize];
         block.erase_count += 1;
