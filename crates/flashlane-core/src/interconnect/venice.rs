@@ -61,7 +61,7 @@ pub enum ScoutRetry {
     Immediate,
     /// Only once a transfer's reservation has ended: scouts of other controllers backtracking
     /// do not count (one answer to the paper's "when to resend the scout packet", left to its
-    /// extended version).
+    /// extended version). With no reservation in flight and no scout out, at once.
     AfterReservationEnd,
 }
 
@@ -143,7 +143,7 @@ struct Waiting {
     first_try: bool,
     /// `None`: may launch whenever a controller is free. `Some(e)`: only once `ends_seen`
     /// exceeds `e` (a transfer's reservation ended since its port was found held or its scout
-    /// failed).
+    /// failed), or once no reservation and no scout is left ([`Venice::may_try`]).
     after_end: Option<u64>,
 }
 
@@ -371,7 +371,7 @@ impl Venice {
         for commands in [true, false] {
             for _ in 0..self.queue(commands).len() {
                 let w = self.queue(commands).pop_front().expect("counted");
-                let w = if w.after_end.is_none_or(|e| self.ends_seen > e) {
+                let w = if self.may_try(w) {
                     match self.launch(now_ns, w) {
                         Ok(()) => continue,
                         Err(w) => self.blocked(now_ns, w),
@@ -382,6 +382,15 @@ impl Venice {
                 self.queue(commands).push_back(w);
             }
         }
+    }
+
+    /// Whether waiting transfer `w` may be sent now: no wait asked, or a transfer's
+    /// reservation ended since it began waiting, or nothing is left that could end one (no
+    /// reservation in flight and no scout under way: what blocked it were other scouts' partial
+    /// paths, all gone now; waiting for a reservation end would wait forever).
+    fn may_try(&self, w: Waiting) -> bool {
+        w.after_end.is_none_or(|e| self.ends_seen > e)
+            || (self.releases.is_empty() && self.scouts_under_way == 0)
     }
 
     /// The waiting commands, or the waiting data and program sequences.
