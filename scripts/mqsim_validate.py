@@ -7,7 +7,7 @@ Usage:
 
 Without --mqsim (CI has no MQSim binary) it prints a skip message and exits 0 without running
 anything. The SSD is flashlane's `mqsim-platform` preset (`mqsim-default`'s SSD with MQSim's
-scheduling, die and GC-threshold rules), mapped key by key onto MQSim's
+scheduling, die and GC rules and its empty start), mapped key by key onto MQSim's
 `ssdconfig.xml` (see MAPPING below and docs/validation.md); each case's trace is written in
 MQSim's ASCII layout (`flashlane gen` for the synthetic ones, `flashlane trace convert` for
 real traces), and MQSim's workload XML replays it once, open loop, with its data cache off.
@@ -98,7 +98,6 @@ class Case:
     spec: str | None = None
     trace: str | None = None
     overrides: dict[str, object] = field(default_factory=dict)
-    precondition: bool = True
 
 
 def random_spec(requests: int, gap_ns: int, read_fraction: float, span_bytes: int, size: int):
@@ -156,7 +155,6 @@ def cases(quick: bool) -> list[Case]:
                 "geometry.pages_per_block": 64,
                 "ftl.mapping_cache_bytes": 0,
             },
-            precondition=False,
         ),
     ]
 
@@ -173,7 +171,7 @@ def el(parent: ET.Element, tag: str, value: object) -> None:
     ET.SubElement(parent, tag).text = str(value)
 
 
-def mqsim_ssd_xml(config: dict, precondition: bool) -> str:
+def mqsim_ssd_xml(config: dict) -> str:
     """MQSim's ssdconfig.xml for a flashlane config (the mapping table in docs/validation.md)."""
     g, t, f = config["geometry"], config["timing"], config["ftl"]
     alloc = f["allocation"]
@@ -195,8 +193,8 @@ def mqsim_ssd_xml(config: dict, precondition: bool) -> str:
     # MQSim's preconditioning stops on trace flows: IO_Flow_Trace_Based::Get_statistics never
     # sets Address_distribution_type, and FTL::Perform_precondition then fails with "Unhandled
     # address distribution type". So MQSim starts empty with its translation pages on flash
-    # (Address_Mapping_Unit_Page_Level::Store_mapping_table_on_flash_at_start).
-    del precondition
+    # (Address_Mapping_Unit_Page_Level::Store_mapping_table_on_flash_at_start), and so does
+    # the preset (precondition.write_trace_footprint false, ftl.translation_pages_on_flash all).
     el(dev, "Enabled_Preconditioning", "false")
     el(dev, "Memory_Type", "FLASH")
     el(dev, "HostInterface_Type", "NVME")
@@ -307,8 +305,6 @@ def flashlane_figures(
     cmd += ["--format", "mqsim", "--json", str(out)]
     for key, value in case.overrides.items():
         cmd += ["--set", f"{key}={value}"]
-    if not case.precondition:
-        cmd += ["--set", "precondition.write_trace_footprint=false"]
     for setting in extra:
         cmd += ["--set", setting]
     wall = run(cmd, work / f"{case.name}.flashlane.log")
@@ -341,7 +337,7 @@ def mqsim_figures(
     config = preset_config(case.overrides)
     ssd = work / f"{case.name}.ssdconfig.xml"
     wl = work / f"{case.name}.workload.xml"
-    ssd.write_text(mqsim_ssd_xml(config, case.precondition))
+    ssd.write_text(mqsim_ssd_xml(config))
     wl.write_text(mqsim_workload_xml(config, trace))
     result = work / f"{case.name}.workload_scenario_1.xml"
     wall = None
