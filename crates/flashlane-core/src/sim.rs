@@ -1284,18 +1284,27 @@ impl Simulation {
                 }
             }
         }
-        // The group's companions leave the die first: finishing a page (a mapping read
-        // releasing the operations that waited for it) may start the die's next group.
-        let mut companions = std::mem::take(&mut self.finished_companions);
         if self.multiplane.enabled() {
-            self.multiplane.finish(die, &mut companions);
+            self.group_done(now, die, txn)?;
+        } else {
+            self.page_done(now, txn)?;
         }
-        self.page_done(now, txn)?;
-        if !companions.is_empty() {
-            self.finish_companions(now, &mut companions)?;
+        self.try_issue(now, txn.chip);
+        Ok(())
+    }
+
+    /// A multi-plane group (or a single operation with grouping on) finished on `die`. Its
+    /// companions leave the die first: finishing a page (a mapping read releasing the operations
+    /// that waited for it) may start the die's next group.
+    #[inline(never)]
+    fn group_done(&mut self, now: u64, die: u32, leader: Transaction) -> Result<(), Error> {
+        let mut companions = std::mem::take(&mut self.finished_companions);
+        self.multiplane.finish(die, &mut companions);
+        self.page_done(now, leader)?;
+        for companion in companions.drain(..) {
+            self.page_done(now, companion)?;
         }
         self.finished_companions = companions;
-        self.try_issue(now, txn.chip);
         Ok(())
     }
 
@@ -1367,18 +1376,6 @@ impl Simulation {
         Ok(())
     }
 
-    /// The companions of a finished multi-plane group are done too (leaves `companions` empty).
-    #[inline(never)]
-    fn finish_companions(
-        &mut self,
-        now: u64,
-        companions: &mut Vec<Transaction>,
-    ) -> Result<(), Error> {
-        for companion in companions.drain(..) {
-            self.page_done(now, companion)?;
-        }
-        Ok(())
-    }
 
     fn complete(&mut self, now: u64, id: RequestId) {
         let request = self.requests[id as usize];
