@@ -245,10 +245,6 @@ struct CachedTranslation {
     at_window_start: CmtCounters,
 }
 
-fn g_planes(config: &Config) -> usize {
-    config.geometry.planes() as usize
-}
-
 fn op_index(op: Op) -> usize {
     match op {
         Op::Read => 0,
@@ -262,7 +258,7 @@ impl Simulation {
         // for their erase.
         ftl.start_deferred_release();
         let stalled_writes = if ftl.defers_release() {
-            vec![std::collections::VecDeque::new(); g_planes(config)]
+            vec![std::collections::VecDeque::new(); config.geometry.planes() as usize]
         } else {
             Vec::new()
         };
@@ -1375,7 +1371,6 @@ impl Simulation {
         }
         Ok(())
     }
-
 
     fn complete(&mut self, now: u64, id: RequestId) {
         let request = self.requests[id as usize];
