@@ -20,7 +20,7 @@ def load_script():
 def test_ssd_xml_carries_the_preset_values():
     mv = load_script()
     config = mv.preset_config({})
-    root = ET.fromstring(mv.mqsim_ssd_xml(config, precondition=True))
+    root = ET.fromstring(mv.mqsim_ssd_xml(config))
     dev = root.find("Device_Parameter_Set")
     flash = dev.find("Flash_Parameter_Set")
     assert dev.findtext("Flash_Channel_Count") == str(config["geometry"]["channels"])
@@ -33,14 +33,16 @@ def test_ssd_xml_carries_the_preset_values():
     assert dev.findtext("Transaction_Scheduling_Policy") == "OUT_OF_ORDER"
     assert dev.findtext("Ideal_Mapping_Table") == "false"
     assert dev.findtext("CMT_Capacity") == str(config["ftl"]["mapping_cache_bytes"])
-    # MQSim's preconditioning fails on trace flows, so it is always off
+    # MQSim's preconditioning fails on trace flows, so it is always off, and the preset starts
+    # empty too
     assert dev.findtext("Enabled_Preconditioning") == "false"
+    assert config["precondition"]["write_trace_footprint"] is False
 
 
 def test_no_mapping_cache_maps_to_ideal_table_and_overrides_apply():
     mv = load_script()
     config = mv.preset_config({"ftl.mapping_cache_bytes": 0, "geometry.blocks_per_plane": 64})
-    dev = ET.fromstring(mv.mqsim_ssd_xml(config, precondition=False)).find("Device_Parameter_Set")
+    dev = ET.fromstring(mv.mqsim_ssd_xml(config)).find("Device_Parameter_Set")
     assert dev.findtext("Ideal_Mapping_Table") == "true"
     assert dev.find("Flash_Parameter_Set").findtext("Block_No_Per_Plane") == "64"
 
