@@ -17,8 +17,9 @@
 //! - A miss (read or write) reads one 512-byte sector of the translation page; the data
 //!   operation waits for that read. A miss on a translation page that is already being read
 //!   waits for the same read (no second flash read). A miss on a page never written to flash
-//!   (no logical page of it mapped at start, none written back since), or whose write-back is
-//!   still in flight (the controller holds its content), needs no read.
+//!   (no logical page of it mapped at start, none written back since; under
+//!   `ftl.translation_pages_on_flash = "all"` every page is on flash from the start), or whose
+//!   write-back is still in flight (the controller holds its content), needs no read.
 //! - Evicting a dirty entry writes its translation page back: a read of the page (one sector:
 //!   the unchanged entries to merge; skipped if the page was never on flash or is being read
 //!   already) and a program of the whole page. Every cached dirty entry of that page becomes
