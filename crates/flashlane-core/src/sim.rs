@@ -8,7 +8,7 @@ use crate::device::{
 };
 use crate::engine::EventQueue;
 use crate::ftl::cmt::{Access, CmtCounters, CmtRules, MappingCache, MappingOp, MAPPING_READ_BYTES};
-use crate::ftl::{Ftl, FtlCounters, GcOp, VariationCounters, VariationStats};
+use crate::ftl::{Ftl, FtlCounters, GcOp, PhysicalTarget, VariationCounters, VariationStats};
 use crate::geometry::{Geometry, StaticMap};
 use crate::host::{AnyHostScheduler, HostRequest, HostScheduler, HostView, RequestId};
 use crate::interconnect::{Acquire, AnyInterconnect, Grant, Interconnect, Transfer};
@@ -741,20 +741,7 @@ impl Simulation {
                     (TxnKind::Program, target, true)
                 }
             };
-            let txn = Transaction {
-                kind,
-                request: id,
-                chip: target.chip,
-                die: target.die,
-                plane: target.plane,
-                page_in_block: target.ppn % self.geometry.pages_per_block,
-                bytes,
-                program_ns: self.program_ns_at(target.ppn),
-                enqueued_ns: now,
-                lpn: lpn as u32,
-                ppn: target.ppn,
-                from_chip: target.chip,
-            };
+            let txn = self.host_page_txn(kind, id, lpn as u32, bytes, target, now);
             self.enqueue_translated(lpn, remapped, txn);
             self.touched_chips.push(target.chip);
             self.enqueue_gc_ops(now);
@@ -957,6 +944,33 @@ impl Simulation {
 
     /// Array program time at physical page `ppn`: its block's latency under `[variation]`,
     /// else `timing.page_program_ns`.
+    /// The flash operation of one page of host request `id`, placed at `target`.
+    #[inline]
+    fn host_page_txn(
+        &self,
+        kind: TxnKind,
+        id: RequestId,
+        lpn: u32,
+        bytes: u32,
+        target: PhysicalTarget,
+        now: u64,
+    ) -> Transaction {
+        Transaction {
+            kind,
+            request: id,
+            chip: target.chip,
+            die: target.die,
+            plane: target.plane,
+            page_in_block: target.ppn % self.geometry.pages_per_block,
+            bytes,
+            program_ns: self.program_ns_at(target.ppn),
+            enqueued_ns: now,
+            lpn,
+            ppn: target.ppn,
+            from_chip: target.chip,
+        }
+    }
+
     #[inline]
     fn program_ns_at(&self, ppn: u32) -> u32 {
         self.ftl
@@ -1344,20 +1358,7 @@ impl Simulation {
                 &self.claims_per_chip,
                 &mut self.gc_buffer,
             )?;
-            let txn = Transaction {
-                kind: TxnKind::Program,
-                request: id,
-                chip: target.chip,
-                die: target.die,
-                plane: target.plane,
-                page_in_block: target.ppn % self.geometry.pages_per_block,
-                bytes,
-                program_ns: self.program_ns_at(target.ppn),
-                enqueued_ns: now,
-                lpn,
-                ppn: target.ppn,
-                from_chip: target.chip,
-            };
+            let txn = self.host_page_txn(TxnKind::Program, id, lpn, bytes, target, now);
             self.enqueue_translated(lpn as u64, true, txn);
             self.touched_chips.push(target.chip);
             self.enqueue_gc_ops(now);
