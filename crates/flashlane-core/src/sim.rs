@@ -813,20 +813,8 @@ impl Simulation {
                         let bytes =
                             (end.min(page_start + page) - host.offset_bytes.max(page_start)) as u32;
                         let (target, allocated) = self.ftl.read_host(lpn, &mut self.gc_buffer)?;
-                        let txn = Transaction {
-                            kind: TxnKind::Read,
-                            request: id,
-                            chip: target.chip,
-                            die: target.die,
-                            plane: target.plane,
-                            page_in_block: target.ppn % self.geometry.pages_per_block,
-                            bytes,
-                            program_ns: 0,
-                            enqueued_ns: now,
-                            lpn: lpn as u32,
-                            ppn: target.ppn,
-                            from_chip: target.chip,
-                        };
+                        let txn =
+                            self.host_page_txn(TxnKind::Read, id, lpn as u32, bytes, target, now);
                         self.enqueue_translated(lpn, allocated, txn);
                         self.touched_chips.push(target.chip);
                         self.enqueue_gc_ops(now);

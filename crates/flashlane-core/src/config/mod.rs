@@ -166,6 +166,33 @@ impl GcBlockRelease {
     }
 }
 
+#[cfg(test)]
+impl FtlConfig {
+    /// Static channel, chip, die, plane striping with every optional rule at its default: the
+    /// small drives of unit tests.
+    pub(crate) fn plain(overprovisioning_fraction: f64, gc_threshold_fraction: f64) -> Self {
+        let order = default_host_visible_order();
+        FtlConfig {
+            overprovisioning_fraction,
+            gc_threshold_fraction,
+            gc_threshold_min_blocks: 0,
+            allocation: AllocationConfig::Static { order },
+            host_visible_order: order,
+            mapping_cache_bytes: 0,
+            stripe_unit_pages: 1,
+            block_choice: Default::default(),
+            unwritten_reads: Default::default(),
+            translation_pages_on_flash: Default::default(),
+            mapping_writebacks: Default::default(),
+            gc_block_release: Default::default(),
+            gc_max_victims_per_plane: 0,
+            write_stall_below_free_blocks: 0,
+            gc_separate_write_block: false,
+            translation_reserved_blocks_per_plane: 0,
+        }
+    }
+}
+
 fn is_zero_blocks(blocks: &u32) -> bool {
     *blocks == 0
 }

@@ -131,7 +131,7 @@ pub trait DeviceScheduler {
 /// A tiny FTL for scheduler unit tests that never remap.
 #[cfg(test)]
 pub(crate) fn test_ftl() -> Ftl {
-    use crate::config::{AllocationConfig, FtlConfig};
+    use crate::config::FtlConfig;
     use crate::geometry::{Geometry, Level, StaticMap};
     let g = Geometry {
         channels: 1,
@@ -143,24 +143,7 @@ pub(crate) fn test_ftl() -> Ftl {
         page_bytes: 4096,
     };
     let order = [Level::Channel, Level::Chip, Level::Die, Level::Plane];
-    let config = FtlConfig {
-        overprovisioning_fraction: 0.25,
-        gc_threshold_fraction: 0.25,
-        gc_threshold_min_blocks: 0,
-        allocation: AllocationConfig::Static { order },
-        host_visible_order: order,
-        mapping_cache_bytes: 0,
-        stripe_unit_pages: 1,
-        block_choice: Default::default(),
-        unwritten_reads: Default::default(),
-        translation_pages_on_flash: Default::default(),
-        mapping_writebacks: Default::default(),
-        gc_block_release: Default::default(),
-        gc_max_victims_per_plane: 0,
-        write_stall_below_free_blocks: 0,
-        gc_separate_write_block: false,
-        translation_reserved_blocks_per_plane: 0,
-    };
+    let config = FtlConfig::plain(0.25, 0.25);
     Ftl::new(&g, &config, StaticMap::new(&g, order), false)
 }
 

@@ -250,7 +250,7 @@ impl DeviceScheduler for Sos {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{AllocationConfig, FtlConfig};
+    use crate::config::FtlConfig;
     use crate::device::{AnyDeviceScheduler, DeviceSchedulerConfig, NO_REQUEST};
     use crate::ftl::Ftl;
     use crate::geometry::{Geometry, Level, StaticMap};
@@ -271,24 +271,7 @@ mod tests {
             page_bytes: 4096,
         };
         let order = [Level::Channel, Level::Chip, Level::Die, Level::Plane];
-        let config = FtlConfig {
-            overprovisioning_fraction: 0.25,
-            gc_threshold_fraction: 0.125,
-            gc_threshold_min_blocks: 0,
-            allocation: AllocationConfig::Static { order },
-            host_visible_order: order,
-            mapping_cache_bytes: 0,
-            stripe_unit_pages: 1,
-            block_choice: Default::default(),
-            unwritten_reads: Default::default(),
-            translation_pages_on_flash: Default::default(),
-            mapping_writebacks: Default::default(),
-            gc_block_release: Default::default(),
-            gc_max_victims_per_plane: 0,
-            write_stall_below_free_blocks: 0,
-            gc_separate_write_block: false,
-            translation_reserved_blocks_per_plane: 0,
-        };
+        let config = FtlConfig::plain(0.25, 0.125);
         Ftl::new(&g, &config, StaticMap::new(&g, order), true)
     }
 

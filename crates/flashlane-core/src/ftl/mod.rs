@@ -750,26 +750,7 @@ mod tests {
             pages_per_block: 8,
             page_bytes: 4096,
         };
-        let c = FtlConfig {
-            overprovisioning_fraction: 0.25,
-            gc_threshold_fraction: 0.125,
-            gc_threshold_min_blocks: 0,
-            allocation: AllocationConfig::Static {
-                order: [Level::Channel, Level::Chip, Level::Die, Level::Plane],
-            },
-            host_visible_order: [Level::Channel, Level::Chip, Level::Die, Level::Plane],
-            mapping_cache_bytes: 0,
-            stripe_unit_pages: 1,
-            block_choice: BlockChoice::InOrder,
-            unwritten_reads: Default::default(),
-            translation_pages_on_flash: Default::default(),
-            mapping_writebacks: Default::default(),
-            gc_block_release: Default::default(),
-            gc_max_victims_per_plane: 0,
-            write_stall_below_free_blocks: 0,
-            gc_separate_write_block: false,
-            translation_reserved_blocks_per_plane: 0,
-        };
+        let c = FtlConfig::plain(0.25, 0.125);
         (g, c)
     }
 
