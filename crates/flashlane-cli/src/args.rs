@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::Args;
 use flashlane_core::config::{parse_override, Config};
 use flashlane_core::run::{AddressPolicy, Replay, TraceInput};
-use flashlane_core::trace::{BlockEvent, GenericCsvSpec, ReaderOptions, TraceFormat};
+use flashlane_core::trace::{self, BlockEvent, GenericCsvSpec, ReaderOptions, TraceFormat};
 use flashlane_core::workload::{self, ArrivalSpec, SyntheticSpec};
 use flashlane_core::{Error, RunSpec};
 
@@ -91,8 +91,9 @@ impl TraceReadArgs {
 
 #[derive(Args, Debug, Clone)]
 pub struct WorkloadArgs {
-    /// Block trace to replay (plain, gzip or zstd). Repeat (or add --profile/--synthetic) to
-    /// mix workloads, each in its own equal share of the logical space.
+    /// Block trace to replay (plain, gzip or zstd; `-` is standard input, and a pipe or FIFO
+    /// works too). Repeat (or add --profile/--synthetic) to mix workloads, each in its own
+    /// equal share of the logical space.
     #[arg(long, required_unless_present_any = ["profile", "synthetic"])]
     pub trace: Vec<PathBuf>,
     /// A named synthetic stand-in generated on the fly (`flashlane gen --list`).
@@ -154,6 +155,15 @@ impl WorkloadArgs {
                 formats.len(),
                 self.trace.len()
             )));
+        }
+        // A pipe read by one trace is empty for the next: refuse rather than replay nothing.
+        for (i, path) in self.trace.iter().enumerate() {
+            if self.trace[..i].contains(path) && trace::is_stream(path) {
+                return Err(Error::Config(format!(
+                    "--trace {} given twice: it is a pipe or standard input, which can be read                      only once",
+                    path.display()
+                )));
+            }
         }
         let options = self.reading.reader_options()?;
         let mut traces: Vec<TraceInput> = self

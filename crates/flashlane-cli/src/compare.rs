@@ -146,10 +146,19 @@ fn execute(
     }
     crate::output::check_all_writable([output.csv.as_deref(), output.json.as_deref()])?;
     // Resolve every config first, so a bad key or value stops the run before any simulation.
-    let specs = jobs
+    let mut specs = jobs
         .iter()
         .map(|job| workload.spec(device.config(&job.overrides)?))
         .collect::<Result<Vec<_>, Error>>()?;
+    // Every run reads the same traces: a pipe is copied once here and each run reads the copy.
+    if let Some((first, rest)) = specs.split_first_mut() {
+        for input in &mut first.traces {
+            input.spill_if_stream()?;
+        }
+        for spec in rest {
+            spec.traces.clone_from(&first.traces);
+        }
+    }
     let workers = output
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))

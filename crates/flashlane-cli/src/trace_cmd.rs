@@ -27,8 +27,8 @@ enum TraceCommand {
 
 #[derive(Args)]
 struct InputArgs {
-    /// Trace file (plain, gzip or zstd); for binary blktrace, the capture directory or the
-    /// common prefix of its NAME.blktrace.N files.
+    /// Trace file (plain, gzip or zstd; `-` or a pipe is read as it comes); for binary
+    /// blktrace, the capture directory or the common prefix of its NAME.blktrace.N files.
     file: PathBuf,
     #[command(flatten)]
     reading: TraceReadArgs,
@@ -110,8 +110,8 @@ impl TraceReader for DeviceFilter {
 
 fn open_input(input: &InputArgs) -> Result<Box<dyn TraceReader>, Error> {
     let format = match input.reading.formats()?.as_slice() {
-        [] => trace::detect(&input.file)?,
-        [one] => *one,
+        [] => None,
+        [one] => Some(*one),
         several => {
             return Err(Error::Config(format!(
                 "{} --format values for one trace: give one",
@@ -120,7 +120,8 @@ fn open_input(input: &InputArgs) -> Result<Box<dyn TraceReader>, Error> {
         }
     };
     let options = input.reading.reader_options()?;
-    let reader = trace::open_with(&input.file, format, &options)?;
+    // One open, detecting on the bytes the reader then reads: a pipe or `-` loses nothing.
+    let reader = trace::open_detected(&input.file, format, &options)?;
     Ok(match input.reading.device {
         Some(device) => Box::new(DeviceFilter {
             inner: reader,
