@@ -160,7 +160,7 @@ impl WorkloadArgs {
         for (i, path) in self.trace.iter().enumerate() {
             if self.trace[..i].contains(path) && trace::is_stream(path) {
                 return Err(Error::Config(format!(
-                    "--trace {} given twice: it is a pipe or standard input, which can be read                      only once",
+                    "--trace {} given twice: it is a pipe or standard input, which can be read only once",
                     path.display()
                 )));
             }
