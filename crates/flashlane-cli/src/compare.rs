@@ -1,7 +1,7 @@
 //! `flashlane compare` and `flashlane sweep`: many runs of one workload on all cores, one table.
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -11,7 +11,7 @@ use flashlane_core::Error;
 use serde::Serialize;
 
 use crate::args::{DeviceArgs, WorkloadArgs};
-use crate::output::write_json;
+use crate::output::{bytes_fill, json_text, write_all_or_none, Fill};
 
 #[derive(Args)]
 pub struct CompareArgs {
@@ -185,25 +185,34 @@ fn execute(
         .map(|r| r.unwrap_or_else(|| Err(Error::Workload("a simulation did not run".into()))))
         .collect::<Result<Vec<Summary>, Error>>()?;
     print!("{}", table_text(&jobs, &summaries));
+    // The table and the summaries are one result: both files are written, or neither.
+    let csv_text = table_csv(&jobs, &summaries);
+    let json_text = match &output.json {
+        Some(path) => Some(json_text(
+            path,
+            &Rows {
+                rows: jobs
+                    .iter()
+                    .zip(&summaries)
+                    .map(|(job, summary)| Row {
+                        host_scheduler: &summary.host_scheduler.name,
+                        key: job.swept.as_ref().map(|(k, _)| k.as_str()),
+                        value: job.swept.as_ref().map(|(_, v)| v.as_str()),
+                        summary,
+                    })
+                    .collect(),
+            },
+        )?),
+        None => None,
+    };
+    let mut outputs: Vec<(&Path, Fill)> = Vec::new();
     if let Some(path) = &output.csv {
-        write_text(path, &table_csv(&jobs, &summaries))?;
+        outputs.push((path, Box::new(bytes_fill(path, csv_text.as_bytes()))));
     }
-    if let Some(path) = &output.json {
-        let rows = Rows {
-            rows: jobs
-                .iter()
-                .zip(&summaries)
-                .map(|(job, summary)| Row {
-                    host_scheduler: &summary.host_scheduler.name,
-                    key: job.swept.as_ref().map(|(k, _)| k.as_str()),
-                    value: job.swept.as_ref().map(|(_, v)| v.as_str()),
-                    summary,
-                })
-                .collect(),
-        };
-        write_json(path, &rows)?;
+    if let (Some(path), Some(text)) = (&output.json, &json_text) {
+        outputs.push((path, Box::new(bytes_fill(path, text.as_bytes()))));
     }
-    Ok(())
+    write_all_or_none(outputs)
 }
 
 /// The compared figures of one summary, each defined in docs/summary.md.
@@ -345,8 +354,4 @@ fn table_csv(jobs: &[Job], summaries: &[Summary]) -> String {
         out.push('\n');
     }
     out
-}
-
-fn write_text(path: &std::path::Path, text: &str) -> Result<(), Error> {
-    crate::output::write_atomic(path, text.as_bytes())
 }

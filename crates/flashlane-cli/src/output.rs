@@ -1,46 +1,277 @@
-//! Human-readable summary and JSON output files.
+//! Human-readable summary and output files.
+//!
+//! Every output file is written whole or not at all: a regular file (or a new one) through a
+//! temporary beside it, unique to this process and call, renamed over it at the end; the
+//! outputs of one command are renamed together ([`write_all_or_none`]). A FIFO, device or
+//! socket is written through, never replaced. Temporaries are registered so that a signal
+//! removes them ([`remove_temporaries`], called by `crate::signals`).
 
 use std::fmt::Write as _;
+use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard};
 
 use flashlane_core::stats::{LatencyStats, Summary};
 use flashlane_core::Error;
 
-/// Write `value` as pretty JSON to `path` atomically.
-pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<(), Error> {
-    let mut text = serde_json::to_string_pretty(value).map_err(|e| Error::Output {
+/// Temporaries that exist now. Held while a temporary is created or renamed, and by the
+/// signal handler until the process ends, so a signal never races a rename.
+static TEMPORARIES: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+fn temporaries() -> MutexGuard<'static, Vec<PathBuf>> {
+    // A panic while holding the list leaves it usable: it is only a list of paths.
+    TEMPORARIES.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Remove every registered temporary; the returned guard keeps new ones from being created
+/// or renamed until the process exits.
+pub fn remove_temporaries() -> MutexGuard<'static, Vec<PathBuf>> {
+    let mut list = temporaries();
+    for path in list.drain(..) {
+        let _ = std::fs::remove_file(path);
+    }
+    list
+}
+
+fn output_error(path: &Path, message: impl Into<String>) -> Error {
+    Error::Output {
         path: path.display().to_string(),
-        message: e.to_string(),
-    })?;
+        message: message.into(),
+    }
+}
+
+/// Where an output goes.
+enum Target {
+    /// A regular file, or none yet: filled through a temporary beside this path, then renamed
+    /// over it. For a symlink this is the file it points to (resolved), so the link stays a
+    /// link and its target is replaced atomically.
+    Replace(PathBuf),
+    /// A FIFO, character or block device or socket (`/dev/null`, a named pipe), or an open
+    /// descriptor's name (`/dev/stdout`, `/dev/fd/N`): opened and written in place, never
+    /// replaced. A descriptor's regular file is appended to, as `>>` asks and `>` allows.
+    WriteThrough { path: PathBuf, append: bool },
+}
+
+/// Follow `path` through symlinks (even a dangling one, whose target is then created); also
+/// whether the chain passes through /proc or /dev/fd, whose links name open descriptors
+/// (`/dev/stdout` -> `/proc/self/fd/1` -> `pipe:[...]`) rather than files to replace.
+fn resolve_links(path: &Path) -> Result<(PathBuf, bool), Error> {
+    let names_descriptor = |p: &Path| p.starts_with("/proc") || p.starts_with("/dev/fd");
+    let mut current = path.to_path_buf();
+    let mut descriptor = names_descriptor(&current);
+    for _ in 0..40 {
+        match std::fs::symlink_metadata(&current) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let link = std::fs::read_link(&current)
+                    .map_err(|e| output_error(path, format!("cannot read the symlink: {e}")))?;
+                current = match current.parent() {
+                    Some(dir) if link.is_relative() => dir.join(link),
+                    _ => link,
+                };
+                descriptor |= names_descriptor(&current);
+            }
+            _ => return Ok((current, descriptor)),
+        }
+    }
+    Err(output_error(path, "too many levels of symbolic links"))
+}
+
+fn target(path: &Path) -> Result<Target, Error> {
+    let (resolved, descriptor) = resolve_links(path)?;
+    // The kernel follows every link here, /proc's too.
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_dir() => Err(output_error(path, "is a directory, not a file path")),
+        Ok(m) if !m.is_file() || descriptor => Ok(Target::WriteThrough {
+            path: path.to_path_buf(),
+            append: m.is_file(),
+        }),
+        _ => Ok(Target::Replace(resolved)),
+    }
+}
+
+/// True when `path` is written in place (a FIFO, device or socket, e.g. `/dev/stdout`): a
+/// command then keeps its own messages off stdout and writes no file beside it.
+pub fn writes_through(path: &Path) -> bool {
+    matches!(target(path), Ok(Target::WriteThrough { .. }))
+}
+
+/// A registered temporary: removed when dropped, unless renamed into place.
+struct Temporary {
+    path: PathBuf,
+}
+
+impl Temporary {
+    /// A new, empty temporary beside `target`, under a name no other process or call uses.
+    fn create(target: &Path) -> Result<(Temporary, File), String> {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let dir = target
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let name = target.file_name().ok_or("not a file path")?;
+        let mut list = temporaries();
+        loop {
+            let path = dir.join(format!(
+                ".{}.{}.{}.tmp",
+                name.to_string_lossy(),
+                std::process::id(),
+                NEXT.fetch_add(1, Ordering::Relaxed)
+            ));
+            match OpenOptions::new().write(true).create_new(true).open(&path) {
+                Ok(file) => {
+                    list.push(path.clone());
+                    return Ok((Temporary { path }, file));
+                }
+                // Left by an earlier process with our pid (killed): take the next name.
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+                Err(e) => return Err(format!("cannot write: {e}")),
+            }
+        }
+    }
+}
+
+impl Drop for Temporary {
+    fn drop(&mut self) {
+        let mut list = temporaries();
+        if let Some(i) = list.iter().position(|p| *p == self.path) {
+            list.swap_remove(i);
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+}
+
+/// Rename every temporary over its target under one hold of the list, so a signal sees all
+/// of them renamed or none. A rename fails only if the directory changed under us (the
+/// temporaries sit beside their targets); the rest are then removed.
+fn rename_all(staged: Vec<(Temporary, PathBuf, &Path)>) -> Result<(), Error> {
+    let mut list = temporaries();
+    let mut failure = None;
+    for (temp, target, shown) in &staged {
+        if failure.is_none() {
+            match std::fs::rename(&temp.path, target) {
+                Ok(()) => list.retain(|p| *p != temp.path),
+                Err(e) => failure = Some(output_error(shown, format!("cannot write: {e}"))),
+            }
+        }
+    }
+    drop(list);
+    // Dropping removes the temporaries that were not renamed.
+    drop(staged);
+    failure.map_or(Ok(()), Err)
+}
+
+/// What fills one output: writes the content, or returns the error to report.
+pub type Fill<'a> = Box<dyn FnOnce(&mut dyn Write) -> Result<(), Error> + 'a>;
+
+/// Write the outputs of one command as a unit: every regular file is filled through its
+/// temporary first, then the written-through ones (FIFOs, devices) in order, then every
+/// temporary is renamed into place together. On any error no regular output is left changed
+/// and every temporary is removed. (A FIFO or device written before the error cannot be taken
+/// back; they come last for that reason.)
+pub fn write_all_or_none(outputs: Vec<(&Path, Fill<'_>)>) -> Result<(), Error> {
+    let mut replace = Vec::new();
+    let mut through = Vec::new();
+    for (path, fill) in outputs {
+        match target(path)? {
+            Target::Replace(resolved) => replace.push((path, resolved, fill)),
+            Target::WriteThrough { path: node, append } => through.push((path, node, append, fill)),
+        }
+    }
+    let mut staged = Vec::with_capacity(replace.len());
+    for (shown, resolved, fill) in replace {
+        let (temp, file) = Temporary::create(&resolved).map_err(|m| output_error(shown, m))?;
+        let mut writer = BufWriter::with_capacity(1 << 16, file);
+        if let Err(e) = fill(&mut writer) {
+            // Not flushed: the temporary goes anyway.
+            let _ = writer.into_parts();
+            return Err(e);
+        }
+        let file = writer
+            .into_inner()
+            .map_err(|e| output_error(shown, e.error().to_string()))?;
+        file.sync_all()
+            .map_err(|e| output_error(shown, e.to_string()))?;
+        staged.push((temp, resolved, shown));
+    }
+    for (shown, node, append, fill) in through {
+        // No truncation and no rename: the node stays what it is.
+        let file = OpenOptions::new()
+            .write(true)
+            .append(append)
+            .open(&node)
+            .map_err(|e| output_error(shown, format!("cannot write: {e}")))?;
+        let mut writer = BufWriter::with_capacity(1 << 16, file);
+        if let Err(e) = fill(&mut writer) {
+            // What is still buffered stays out of the node: as little as possible is written.
+            let _ = writer.into_parts();
+            return Err(e);
+        }
+        writer
+            .flush()
+            .map_err(|e| output_error(shown, e.to_string()))?;
+    }
+    rename_all(staged)
+}
+
+/// Write `path` alone (see [`write_all_or_none`]).
+pub fn write_atomically(
+    path: &Path,
+    fill: impl FnOnce(&mut dyn Write) -> Result<(), Error>,
+) -> Result<(), Error> {
+    write_all_or_none(vec![(path, Box::new(fill))])
+}
+
+/// Write `bytes` to `path` (see [`write_all_or_none`]).
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    write_atomically(path, bytes_fill(path, bytes))
+}
+
+/// A [`Fill`] that writes `bytes`.
+pub fn bytes_fill<'a>(
+    path: &'a Path,
+    bytes: &'a [u8],
+) -> impl FnOnce(&mut dyn Write) -> Result<(), Error> + 'a {
+    move |out| {
+        out.write_all(bytes)
+            .map_err(|e| output_error(path, e.to_string()))
+    }
+}
+
+/// `value` as pretty JSON with a final newline.
+pub fn json_text<T: serde::Serialize>(path: &Path, value: &T) -> Result<String, Error> {
+    let mut text =
+        serde_json::to_string_pretty(value).map_err(|e| output_error(path, e.to_string()))?;
     text.push('\n');
-    write_atomic(path, text.as_bytes())
+    Ok(text)
+}
+
+/// Write `value` as pretty JSON to `path` (see [`write_all_or_none`]).
+pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<(), Error> {
+    write_atomic(path, json_text(path, value)?.as_bytes())
 }
 
 /// Fail now, before any simulation, if `path` cannot be written later: it names a directory,
-/// its directory is missing, or a file cannot be created there. Probes with the same temporary
-/// file [`write_atomically`] uses and removes it, so nothing is left behind.
+/// its directory is missing, or a file cannot be created there. Probes with a temporary as
+/// [`write_all_or_none`] does and removes it, so nothing is left behind. A FIFO or device is
+/// not opened here (opening a FIFO waits for its reader).
 pub fn check_writable(path: &Path) -> Result<(), Error> {
-    let fail = |message: String| Error::Output {
-        path: path.display().to_string(),
-        message,
+    let resolved = match target(path)? {
+        Target::WriteThrough { .. } => return Ok(()),
+        Target::Replace(resolved) => resolved,
     };
-    if path.is_dir() {
-        return Err(fail("is a directory, not a file path".into()));
-    }
-    let dir = path
+    let dir = resolved
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
     if !dir.is_dir() {
-        return Err(fail(format!(
-            "cannot write: directory {} does not exist",
-            dir.display()
-        )));
+        return Err(output_error(
+            path,
+            format!("cannot write: directory {} does not exist", dir.display()),
+        ));
     }
-    let temp = temp_path(path).ok_or_else(|| fail("not a file path".into()))?;
-    std::fs::File::create(&temp).map_err(|e| fail(format!("cannot write: {e}")))?;
-    let _ = std::fs::remove_file(&temp);
+    Temporary::create(&resolved).map_err(|m| output_error(path, m))?;
     Ok(())
 }
 
@@ -49,49 +280,6 @@ pub fn check_all_writable<'a>(
     paths: impl IntoIterator<Item = Option<&'a Path>>,
 ) -> Result<(), Error> {
     paths.into_iter().flatten().try_for_each(check_writable)
-}
-
-/// The temporary file `write_atomically` fills next to `path`.
-fn temp_path(path: &Path) -> Option<std::path::PathBuf> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let file_name = path.file_name()?;
-    Some(dir.join(format!(".{}.tmp", file_name.to_string_lossy())))
-}
-
-/// Write `bytes` to `path` atomically (see [`write_atomically`]).
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
-    write_atomically(path, |file| {
-        file.write_all(bytes).map_err(|e| e.to_string())
-    })
-}
-
-/// Write `path` through a temporary file in the same directory, renamed into place only when
-/// `fill` and the flush succeed: an error never leaves a half-written file.
-pub fn write_atomically<T>(
-    path: &Path,
-    fill: impl FnOnce(&mut dyn Write) -> Result<T, String>,
-) -> Result<T, Error> {
-    let fail = |message: String| Error::Output {
-        path: path.display().to_string(),
-        message,
-    };
-    let temp = temp_path(path).ok_or_else(|| fail("not a file path".into()))?;
-    let result = (|| -> Result<T, String> {
-        let file = std::fs::File::create(&temp).map_err(|e| e.to_string())?;
-        let mut writer = BufWriter::with_capacity(1 << 16, file);
-        let value = fill(&mut writer)?;
-        let file = writer.into_inner().map_err(|e| e.error().to_string())?;
-        file.sync_all().map_err(|e| e.to_string())?;
-        std::fs::rename(&temp, path).map_err(|e| e.to_string())?;
-        Ok(value)
-    })();
-    result.map_err(|e| {
-        let _ = std::fs::remove_file(&temp);
-        fail(e)
-    })
 }
 
 fn latency_row(out: &mut String, name: &str, l: &LatencyStats) {

@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
-use flashlane_core::trace::writer::{convert, ConvertOptions, WRITABLE_FORMATS};
+use flashlane_core::trace::writer::{convert_into, ConvertOptions, WRITABLE_FORMATS};
 use flashlane_core::trace::{self, TraceError, TraceFormat, TraceReader, TraceRecord, TraceStats};
 use flashlane_core::Error;
 
@@ -50,7 +50,8 @@ struct ConvertArgs {
     /// Layout to write: mqsim, ssdsim, disksim, msr, spc or fio.
     #[arg(long)]
     to: String,
-    /// Output file (written atomically: nothing is left behind on error).
+    /// Output file (written atomically: nothing is left behind on error or signal; a FIFO or
+    /// device such as /dev/stdout is written in place).
     out: PathBuf,
     /// Round values the target layout cannot hold (sub-sector extents, finer times, stream or
     /// device ids) instead of refusing; every rounding is counted.
@@ -158,24 +159,38 @@ fn convert_cmd(args: ConvertArgs) -> Result<(), Error> {
         allow_lossy: args.allow_lossy,
         rebase_time: args.rebase_time,
     };
-    let report = convert(&mut *reader, to, &args.out, &options)?;
-    println!(
+    let mut report = None;
+    output::write_atomically(&args.out, |out| {
+        report = Some(convert_into(&mut *reader, to, out, &args.out, &options)?);
+        Ok(())
+    })?;
+    let report = report.ok_or_else(|| Error::Workload("conversion did not run".into()))?;
+    // Into a pipe or device such as /dev/stdout, the report goes to stderr, off the data.
+    let through = output::writes_through(&args.out);
+    let say = |line: String| {
+        if through {
+            eprintln!("{line}");
+        } else {
+            println!("{line}");
+        }
+    };
+    say(format!(
         "{} ({}) -> {} ({}): {} records",
         args.input.file.display(),
         report.from,
         args.out.display(),
         report.to,
         report.records
-    );
+    ));
     let losses = report.losses();
     if losses.is_empty() {
-        println!("  exact: every record reads back unchanged");
+        say("  exact: every record reads back unchanged".into());
     }
     for loss in losses {
-        println!("  rounded: {loss}");
+        say(format!("  rounded: {loss}"));
     }
     if report.time_shift_ns > 0 {
-        println!("  times shifted by -{} ns", report.time_shift_ns);
+        say(format!("  times shifted by -{} ns", report.time_shift_ns));
     }
     for (count, what) in [
         (report.bad_lines, "malformed input lines skipped"),
@@ -186,11 +201,11 @@ fn convert_cmd(args: ConvertArgs) -> Result<(), Error> {
         (report.clamped_backsteps, "times clamped by the reader"),
     ] {
         if count > 0 {
-            println!("  input: {count} {what}");
+            say(format!("  input: {count} {what}"));
         }
     }
     for note in &report.notes {
-        println!("  note: {note}");
+        say(format!("  note: {note}"));
     }
     Ok(())
 }

@@ -34,7 +34,9 @@ pub use fio::FioReader;
 pub use generic_csv::{AddressUnit, Delimiter, GenericCsvReader, GenericCsvSpec, TimeUnit};
 pub use msr::MsrReader;
 pub use spc::SpcReader;
-pub use writer::{convert, ConvertError, ConvertOptions, ConvertReport, WRITABLE_FORMATS};
+pub use writer::{
+    convert, convert_into, ConvertError, ConvertOptions, ConvertReport, WRITABLE_FORMATS,
+};
 
 /// Direction of a block request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
