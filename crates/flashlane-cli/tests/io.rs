@@ -445,3 +445,337 @@ fn mutants_through_a_pipe_behave_as_from_a_file() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Names in `dir` that look like output temporaries (`.NAME...tmp`).
+fn temporaries_in(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.') && n.ends_with(".tmp"))
+        .collect()
+}
+
+/// Wait until `dir` holds an output temporary (the command is writing its output). A bound
+/// keeps a broken command from hanging the test; it is no timing assertion.
+fn wait_for_temporary(dir: &Path, child: &mut std::process::Child) {
+    for _ in 0..6000 {
+        if !temporaries_in(dir).is_empty() {
+            return;
+        }
+        if let Some(status) = child.try_wait().unwrap() {
+            panic!("ended ({status}) before writing its output");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    panic!("no temporary appeared in {}", dir.display());
+}
+
+#[cfg(unix)]
+fn send(child: &std::process::Child, signal: i32) {
+    // SAFETY: kill(2) on our own child's pid.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, signal) }, 0);
+}
+
+/// SIGINT and SIGTERM during `gen` (a long job) and `trace convert` (its input held open
+/// through a pipe) leave no temporary, no partial output and exit with 128 + the signal.
+#[cfg(unix)]
+#[test]
+fn no_temporary_survives_a_signal() {
+    let dir = scratch("signals");
+    for (signal, code) in [(libc::SIGINT, 130), (libc::SIGTERM, 143)] {
+        let out = dir.join("gen.mqsim");
+        let mut child = flashlane()
+            .args([
+                "gen",
+                "--profile",
+                "src1_0",
+                "--requests",
+                "400000000",
+                "--out",
+            ])
+            .arg(&out)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        wait_for_temporary(&dir, &mut child);
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        send(&child, signal);
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(code), "gen, signal {signal}");
+        assert_eq!(
+            temporaries_in(&dir),
+            Vec::<String>::new(),
+            "gen, signal {signal}"
+        );
+        assert!(!out.exists() && !dir.join("gen.mqsim.spec.toml").exists());
+
+        // `trace convert -` whose input never ends: some records are written, then the signal.
+        let out = dir.join("convert.disksim");
+        let mut child = flashlane()
+            .args([
+                "trace", "convert", "-", "--format", "mqsim", "--to", "disksim",
+            ])
+            .arg(&out)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut input = child.stdin.take().unwrap();
+        for i in 0..20_000u64 {
+            writeln!(input, "{} 0 {} 8 1", i * 1000, i * 8).unwrap();
+        }
+        input.flush().unwrap();
+        wait_for_temporary(&dir, &mut child);
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        send(&child, signal);
+        let status = child.wait().unwrap();
+        drop(input);
+        assert_eq!(status.code(), Some(code), "convert, signal {signal}");
+        assert_eq!(
+            temporaries_in(&dir),
+            Vec::<String>::new(),
+            "convert {signal}"
+        );
+        assert!(!out.exists());
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The read end of `fifo`, open before any writer (non-blocking, so opening does not wait):
+/// a command that writes into the FIFO never blocks on its open, and one that replaced it
+/// instead leaves nothing to read rather than a hung test. Outputs written through it must
+/// fit the pipe buffer (64 KiB).
+#[cfg(unix)]
+fn fifo_reader(fifo: &Path) -> std::fs::File {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(fifo)
+        .unwrap()
+}
+
+/// Everything written into the FIFO by a command that has ended.
+#[cfg(unix)]
+fn read_fifo(reader: &mut std::fs::File) -> String {
+    use std::io::Read;
+    let mut text = String::new();
+    match reader.read_to_string(&mut text) {
+        Ok(_) => text,
+        // Nothing was ever written: the writer never opened the FIFO.
+        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => text,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// A FIFO as `--out` receives the whole trace and is still a FIFO afterwards (no spec file
+/// beside it); a symlink to a file stays a symlink and its target gets the output.
+#[cfg(unix)]
+#[test]
+fn special_outputs_are_written_through_not_replaced() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = scratch("special-outputs");
+    let fifo = dir.join("out.fifo");
+    mkfifo(&fifo);
+    let mut reader = fifo_reader(&fifo);
+    let out = flashlane()
+        .args(["gen", "--profile", "src1_0", "--requests", "1000", "--out"])
+        .arg(&fifo)
+        .output()
+        .unwrap();
+    ok(&out, "gen into a FIFO");
+    let received = read_fifo(&mut reader);
+    assert_eq!(received.lines().count(), 1000);
+    assert!(std::fs::symlink_metadata(&fifo)
+        .unwrap()
+        .file_type()
+        .is_fifo());
+    assert!(!dir.join("out.fifo.spec.toml").exists());
+    // Its messages went to stderr, off the data.
+    assert!(out.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("wrote 1000 requests"));
+
+    // A JSON summary into a FIFO too.
+    let out = flashlane()
+        .args(["trace", "stats"])
+        .arg(trace("tpcc-small.mqsim"))
+        .arg("--json")
+        .arg(&fifo)
+        .output()
+        .unwrap();
+    ok(&out, "stats --json into a FIFO");
+    let v: serde_json::Value = serde_json::from_str(&read_fifo(&mut reader)).unwrap();
+    assert_eq!(v["requests"], 6999);
+    assert!(std::fs::symlink_metadata(&fifo)
+        .unwrap()
+        .file_type()
+        .is_fifo());
+
+    // A symlink to a regular file: the file is replaced, the link kept.
+    let target = dir.join("real.json");
+    std::fs::write(&target, "old").unwrap();
+    let link = dir.join("link.json");
+    std::os::unix::fs::symlink("real.json", &link).unwrap();
+    let out = flashlane()
+        .args(["trace", "stats"])
+        .arg(trace("tpcc-small.mqsim"))
+        .arg("--json")
+        .arg(&link)
+        .output()
+        .unwrap();
+    ok(&out, "stats --json into a symlink");
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&target).unwrap()).unwrap();
+    assert_eq!(v["requests"], 6999);
+    assert_eq!(temporaries_in(&dir), Vec::<String>::new());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Several processes writing the same `--json` at once each succeed and leave one valid file
+/// and no temporary.
+#[test]
+fn concurrent_writers_of_one_json_leave_one_valid_file() {
+    let dir = scratch("concurrent");
+    let json = dir.join("same.json");
+    for round in 0..3 {
+        let children: Vec<_> = (0..4)
+            .map(|_| {
+                flashlane()
+                    .args(["trace", "stats"])
+                    .arg(trace("msnfs-30s.msr.csv.gz"))
+                    .arg("--json")
+                    .arg(&json)
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        for child in children {
+            let out = child.wait_with_output().unwrap();
+            ok(&out, &format!("round {round}"));
+        }
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        assert_eq!(v["requests"], 149_999);
+        assert_eq!(temporaries_in(&dir), Vec::<String>::new());
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `--json` and `--csv` are written both or neither: a CSV that cannot be written (its
+/// directory missing: refused before the runs; a full device: fails at the end) leaves no
+/// JSON and no temporary behind.
+#[cfg(target_os = "linux")]
+#[test]
+fn json_and_csv_are_written_both_or_neither() {
+    let dir = scratch("both-or-neither");
+    let json = dir.join("rows.json");
+    let compare = |csv: &Path| {
+        flashlane()
+            .args(["compare", "--preset", "ssdsim-mlc-8x8", "--trace"])
+            .arg(trace("tpcc-small.mqsim"))
+            .args(["--format", "mqsim", "--remap-addresses"])
+            .args(["--host-schedulers", "noop,piq", "--jobs", "1"])
+            .arg("--json")
+            .arg(&json)
+            .arg("--csv")
+            .arg(csv)
+            .output()
+            .unwrap()
+    };
+    let missing = dir.join("no-such-dir").join("table.csv");
+    let out = compare(&missing);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("does not exist"));
+    assert!(!json.exists());
+
+    // /dev/full takes the open and refuses the write: the JSON, ready by then, must go too.
+    let out = compare(Path::new("/dev/full"));
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("/dev/full"), "{stderr}");
+    assert!(!json.exists(), "the JSON was left behind");
+    assert_eq!(temporaries_in(&dir), Vec::<String>::new());
+
+    // And both when both can be written.
+    let csv = dir.join("table.csv");
+    ok(&compare(&csv), "compare");
+    assert!(json.exists() && csv.exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `reproduce` passes SIGTERM on to its Python child's whole process group and waits for it:
+/// neither the child nor a process it started outlives the command. The child here is a
+/// stand-in interpreter (FLASHLANE_PYTHON) that starts a long `sleep` and waits.
+#[cfg(target_os = "linux")]
+#[test]
+fn reproduce_forwards_sigterm_to_its_child_group() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = scratch("reproduce");
+    let pids = dir.join("pids");
+    let python = dir.join("python");
+    std::fs::write(
+        &python,
+        format!(
+            "#!/bin/sh\n\
+             [ \"$1\" = -c ] && exit 0\n\
+             sleep 600 &\n\
+             echo \"$$ $!\" > {0}.part && mv {0}.part {0}\n\
+             wait\n",
+            pids.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&python, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut child = flashlane()
+        .args(["reproduce", "piq", "--quick"])
+        .env("FLASHLANE_PYTHON", &python)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut started = false;
+    for _ in 0..6000 {
+        if pids.exists() {
+            started = true;
+            break;
+        }
+        assert!(child.try_wait().unwrap().is_none(), "reproduce ended early");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert!(started, "the stand-in never started");
+    let text = std::fs::read_to_string(&pids).unwrap();
+    let ids: Vec<i32> = text
+        .split_whitespace()
+        .map(|s| s.parse().unwrap())
+        .collect();
+    send(&child, libc::SIGTERM);
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(143));
+    // Gone, or a zombie waiting for init: either way no longer running.
+    let running = |pid: i32| {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .ok()
+            .and_then(|s| s.rsplit(')').next().map(|r| r.trim().starts_with('Z')))
+            .is_some_and(|zombie| !zombie)
+    };
+    for pid in ids {
+        let mut gone = false;
+        for _ in 0..1000 {
+            if !running(pid) {
+                gone = true;
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        assert!(gone, "process {pid} outlived reproduce");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
