@@ -294,6 +294,40 @@ fn every_trace_command_reads_standard_input() {
     );
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("read only once"));
+
+    // No temporary file can be made: a file is read again, a pipe is refused with the reason
+    // (never a run on what was left of it).
+    let no_tmp = dir.join("no-such-tmp");
+    let run = ["run", "--preset", "mqsim-default", "--trace"];
+    let out = flashlane()
+        .args(run)
+        .arg(&gz_path)
+        .env("TMPDIR", &no_tmp)
+        .output()
+        .unwrap();
+    ok(&out, "run without a temporary directory");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("149999 measured"));
+    let mut args = run.to_vec();
+    args.push("-");
+    let mut child = flashlane();
+    child.env("TMPDIR", &no_tmp);
+    let out = {
+        let mut child = child
+            .args(&args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut pipe = child.stdin.take().unwrap();
+        let _ = pipe.write_all(&gz);
+        drop(pipe);
+        child.wait_with_output().unwrap()
+    };
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("save the trace to a file"), "{stderr}");
+    assert!(out.stdout.is_empty());
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -697,12 +731,20 @@ fn json_and_csv_are_written_both_or_neither() {
     assert!(!json.exists());
 
     // /dev/full takes the open and refuses the write: the JSON, ready by then, must go too.
-    let out = compare(Path::new("/dev/full"));
+    // Named through a link in the scratch directory, so that a command that wrongly replaced
+    // its output would replace the link, never the system's device node.
+    let full = dir.join("full.csv");
+    std::os::unix::fs::symlink("/dev/full", &full).unwrap();
+    let out = compare(&full);
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("/dev/full"), "{stderr}");
+    assert!(stderr.contains("full.csv"), "{stderr}");
     assert!(!json.exists(), "the JSON was left behind");
     assert_eq!(temporaries_in(&dir), Vec::<String>::new());
+    assert!(std::fs::symlink_metadata(&full)
+        .unwrap()
+        .file_type()
+        .is_symlink());
 
     // And both when both can be written.
     let csv = dir.join("table.csv");

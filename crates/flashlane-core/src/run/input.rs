@@ -245,9 +245,9 @@ impl Inputs {
         let mut sources = Vec::with_capacity(traces.len());
         for (i, input) in traces.iter().enumerate() {
             let mut input = input.clone();
-            if policy == AddressPolicy::Remap || record {
-                // The remap pre-pass reads the input twice, and a recording pass may have to
-                // read it again (see `rewind`): a pipe is copied first.
+            if policy == AddressPolicy::Remap {
+                // The remap pre-pass reads the input before the pass proper: a pipe is copied
+                // first. (A recording pass needs no copy: `rewind` replays its own.)
                 input.spill_if_stream()?;
             }
             let remap_pages = match policy {
@@ -319,6 +319,21 @@ impl Inputs {
         if let Some(replay) = self.recorder.take().and_then(|r| r.into_replay(path)) {
             self.replay = Some(replay);
             return Ok(self);
+        }
+        // No copy: the inputs are opened again, which a pipe cannot be.
+        if let Some(source) = self.sources.iter().find(|s| {
+            s.input.synthetic.is_none()
+                && s.input.spilled.is_none()
+                && trace::is_stream(&s.input.path)
+        }) {
+            return Err(Error::Workload(format!(
+                "{}: a pipe or standard input can be read only once, and the copy of its \
+                 records for the run after the footprint pass could not be kept (over {} GiB, \
+                 or no temporary file in {}); save the trace to a file and pass that",
+                source.input.path.display(),
+                spill::MAX_SPILL_BYTES >> 30,
+                std::env::temp_dir().display()
+            )));
         }
         let mut sources = Vec::with_capacity(self.sources.len());
         for source in self.sources {
