@@ -1,6 +1,7 @@
 //! Command-line arguments shared by `run`, `compare` and `sweep`: the SSD and the workload.
 
 use std::path::PathBuf;
+use std::sync::OnceLock;
 
 use clap::Args;
 use flashlane_core::config::{parse_override, Config};
@@ -20,6 +21,10 @@ pub struct DeviceArgs {
     /// Override a config value, e.g. --set ftl.overprovisioning_fraction=0.2 (repeatable).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
+    /// The --config file's text, read once: compare and sweep resolve one config per run,
+    /// and the file may be a pipe (`--config <(...)`).
+    #[arg(skip)]
+    config_text: OnceLock<String>,
 }
 
 impl DeviceArgs {
@@ -33,7 +38,18 @@ impl DeviceArgs {
         overrides.extend_from_slice(extra);
         match (&self.preset, &self.config) {
             (Some(name), _) => Config::from_preset(name, &overrides),
-            (None, Some(path)) => Config::from_file(path, &overrides),
+            (None, Some(path)) => {
+                let text = match self.config_text.get() {
+                    Some(text) => text,
+                    None => {
+                        let text = std::fs::read_to_string(path).map_err(|e| {
+                            Error::Config(format!("{}: cannot read config: {e}", path.display()))
+                        })?;
+                        self.config_text.get_or_init(|| text)
+                    }
+                };
+                Config::from_text(text, &path.display().to_string(), &overrides)
+            }
             (None, None) => Err(Error::Config("give --preset NAME or --config FILE".into())),
         }
     }

@@ -7,7 +7,7 @@ use std::sync::Mutex;
 
 use clap::Args;
 use flashlane_core::stats::Summary;
-use flashlane_core::Error;
+use flashlane_core::{Error, RunSpec};
 use serde::Serialize;
 
 use crate::args::{DeviceArgs, WorkloadArgs};
@@ -146,19 +146,23 @@ fn execute(
     }
     crate::output::check_all_writable([output.csv.as_deref(), output.json.as_deref()])?;
     // Resolve every config first, so a bad key or value stops the run before any simulation.
-    let mut specs = jobs
+    let configs = jobs
         .iter()
-        .map(|job| workload.spec(device.config(&job.overrides)?))
+        .map(|job| device.config(&job.overrides))
         .collect::<Result<Vec<_>, Error>>()?;
-    // Every run reads the same traces: a pipe is copied once here and each run reads the copy.
-    if let Some((first, rest)) = specs.split_first_mut() {
-        for input in &mut first.traces {
-            input.spill_if_stream()?;
-        }
-        for spec in rest {
-            spec.traces.clone_from(&first.traces);
-        }
+    // One workload for every run, its files read once (a `--synthetic` spec may be a pipe);
+    // a piped trace is copied once here and each run reads the copy.
+    let mut base = workload.spec(configs[0].clone())?;
+    for input in &mut base.traces {
+        input.spill_if_stream()?;
     }
+    let specs: Vec<RunSpec> = configs
+        .into_iter()
+        .map(|config| RunSpec {
+            config,
+            ..base.clone()
+        })
+        .collect();
     let workers = output
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))

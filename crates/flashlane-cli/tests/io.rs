@@ -821,3 +821,63 @@ fn reproduce_forwards_sigterm_to_its_child_group() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `compare` reads a piped `--config` and `--synthetic` spec once for all its runs (each run
+/// used to read them again and found the pipe empty).
+#[test]
+fn compare_reads_a_piped_config_once() {
+    let config = flashlane()
+        .args(["show-preset", "ssdsim-mlc-8x8"])
+        .output()
+        .unwrap();
+    ok(&config, "show-preset");
+    let out = with_stdin(
+        &[
+            "compare",
+            "--config",
+            "/dev/stdin",
+            "--profile",
+            "hm_0",
+            "--max-requests",
+            "2000",
+            "--host-schedulers",
+            "noop,piq,rws",
+        ],
+        &config.stdout,
+    );
+    ok(&out, "compare --config /dev/stdin");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.lines().any(|l| l.starts_with("rws")),
+        "every run has a row: {text}"
+    );
+
+    // A spec as `gen` writes it beside its trace.
+    let trace_path =
+        std::env::temp_dir().join(format!("flashlane-io-{}-spec.mqsim", std::process::id()));
+    let spec = flashlane()
+        .args(["gen", "--profile", "hm_0", "--requests", "1500", "--out"])
+        .arg(&trace_path)
+        .output()
+        .unwrap();
+    ok(&spec, "gen");
+    let spec_path = PathBuf::from(format!("{}.spec.toml", trace_path.display()));
+    let spec_text = std::fs::read(&spec_path).unwrap();
+    let out = with_stdin(
+        &[
+            "compare",
+            "--preset",
+            "ssdsim-mlc-8x8",
+            "--synthetic",
+            "/dev/stdin",
+            "--host-schedulers",
+            "noop,piq",
+        ],
+        &spec_text,
+    );
+    std::fs::remove_file(&trace_path).unwrap();
+    std::fs::remove_file(&spec_path).unwrap();
+    ok(&out, "compare --synthetic /dev/stdin");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.lines().any(|l| l.starts_with("piq")), "{text}");
+}
