@@ -188,7 +188,10 @@ fn execute(
         .into_iter()
         .map(|r| r.unwrap_or_else(|| Err(Error::Workload("a simulation did not run".into()))))
         .collect::<Result<Vec<Summary>, Error>>()?;
-    print!("{}", table_text(&jobs, &summaries));
+    crate::output::print_report(
+        &table_text(&jobs, &summaries),
+        [output.csv.as_deref(), output.json.as_deref()],
+    );
     // The table and the summaries are one result: both files are written, or neither.
     let csv_text = table_csv(&jobs, &summaries);
     let json_text = match &output.json {

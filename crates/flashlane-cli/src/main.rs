@@ -136,7 +136,7 @@ fn run(args: RunArgs) -> Result<(), Error> {
     let summary = flashlane_core::run_with_progress(&spec, &mut |p| display.update(p));
     display.finish();
     let summary = summary?;
-    print!("{}", output::render_text(&summary));
+    output::print_report(&output::render_text(&summary), [args.json.as_deref()]);
     if let Some(path) = &args.json {
         output::write_json(path, &summary)?;
     }

@@ -97,6 +97,43 @@ pub fn writes_through(path: &Path) -> bool {
     matches!(target(path), Ok(Target::WriteThrough { .. }))
 }
 
+/// True when `path` is this process's standard output (`/dev/stdout`, or the file stdout is
+/// redirected to): a command writing an output there prints its text report to stderr, so
+/// the output stays clean for the next program in the pipe.
+pub fn is_stdout(path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let Ok(target) = std::fs::metadata(path) else {
+            return false;
+        };
+        // SAFETY: fstat(2) fills the zeroed struct we own; fd 1 may be closed (then -1).
+        let mut stat: libc::stat = unsafe { std::mem::zeroed() };
+        if unsafe { libc::fstat(1, &mut stat) } != 0 {
+            return false;
+        }
+        // dev_t and ino_t differ in width and sign between systems.
+        #[allow(clippy::unnecessary_cast)]
+        let same = target.dev() == stat.st_dev as u64 && target.ino() == stat.st_ino as u64;
+        same
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        false
+    }
+}
+
+/// Print a command's text report: on stdout, or on stderr when one of its `outputs` is
+/// stdout itself (see [`is_stdout`]).
+pub fn print_report<'a>(text: &str, outputs: impl IntoIterator<Item = Option<&'a Path>>) {
+    if outputs.into_iter().flatten().any(is_stdout) {
+        eprint!("{text}");
+    } else {
+        print!("{text}");
+    }
+}
+
 /// A registered temporary: removed when dropped, unless renamed into place.
 struct Temporary {
     path: PathBuf,

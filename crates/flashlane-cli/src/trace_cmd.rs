@@ -136,7 +136,7 @@ fn stats(args: StatsArgs) -> Result<(), Error> {
     output::check_all_writable([args.json.as_deref()])?;
     let mut reader = open_input(&args.input)?;
     let stats = TraceStats::from_reader(&mut *reader)?;
-    print!("{}", render_stats(&stats));
+    output::print_report(&render_stats(&stats), [args.json.as_deref()]);
     if let Some(path) = &args.json {
         output::write_json(path, &stats)?;
     }

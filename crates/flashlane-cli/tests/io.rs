@@ -647,6 +647,33 @@ fn special_outputs_are_written_through_not_replaced() {
         .file_type()
         .is_fifo());
 
+    // `--json /dev/stdout` (through a link in the scratch directory, so that a regression
+    // would replace the link, not the system's): the JSON alone on stdout, the text on stderr.
+    let stdout_link = dir.join("stdout.json");
+    std::os::unix::fs::symlink("/dev/stdout", &stdout_link).unwrap();
+    let out = flashlane()
+        .args([
+            "run",
+            "--preset",
+            "mqsim-default",
+            "--format",
+            "mqsim",
+            "--trace",
+        ])
+        .arg(trace("tpcc-small.mqsim"))
+        .arg("--json")
+        .arg(&stdout_link)
+        .output()
+        .unwrap();
+    ok(&out, "run --json /dev/stdout");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["requests"]["completed"], 6999);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("6999 measured"));
+    assert!(std::fs::symlink_metadata(&stdout_link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+
     // A symlink to a regular file: the file is replaced, the link kept.
     let target = dir.join("real.json");
     std::fs::write(&target, "old").unwrap();
