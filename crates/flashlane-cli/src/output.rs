@@ -239,17 +239,91 @@ pub fn write_all_or_none(outputs: Vec<(&Path, Fill<'_>)>) -> Result<(), Error> {
             .append(append)
             .open(&node)
             .map_err(|e| output_error(shown, format!("cannot write: {e}")))?;
-        let mut writer = BufWriter::with_capacity(1 << 16, file);
-        if let Err(e) = fill(&mut writer) {
+        // A pipe whose reader is gone must not kill us before the temporaries are removed.
+        let quiet = SigpipeIgnored::new();
+        let mut writer = BufWriter::with_capacity(1 << 16, PipeWatch::new(file));
+        let result = fill(&mut writer).and_then(|()| {
+            writer
+                .flush()
+                .map_err(|e| output_error(shown, e.to_string()))
+        });
+        if let Err(e) = result {
             // What is still buffered stays out of the node: as little as possible is written.
-            let _ = writer.into_parts();
+            let (watch, _) = writer.into_parts();
+            if watch.broken {
+                // The reader went away (`| head`): clean up, then end as SIGPIPE ends any
+                // tool in a pipeline, quietly.
+                drop(staged);
+                drop(quiet);
+                #[cfg(unix)]
+                // SAFETY: raise(2) with SIGPIPE back at its default: the process ends here.
+                unsafe {
+                    libc::raise(libc::SIGPIPE);
+                }
+            }
             return Err(e);
         }
-        writer
-            .flush()
-            .map_err(|e| output_error(shown, e.to_string()))?;
     }
     rename_all(staged)
+}
+
+/// SIGPIPE ignored while this lives (writes into a closed pipe then fail with `BrokenPipe`),
+/// back to its default (`main` sets it) after.
+struct SigpipeIgnored;
+
+impl SigpipeIgnored {
+    fn new() -> SigpipeIgnored {
+        #[cfg(unix)]
+        // SAFETY: changing a signal's disposition; no handler code runs.
+        unsafe {
+            libc::signal(libc::SIGPIPE, libc::SIG_IGN);
+        }
+        SigpipeIgnored
+    }
+}
+
+impl Drop for SigpipeIgnored {
+    fn drop(&mut self) {
+        #[cfg(unix)]
+        // SAFETY: as in `new`.
+        unsafe {
+            libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+        }
+    }
+}
+
+/// A writer that remembers whether its reader went away.
+struct PipeWatch<W: Write> {
+    inner: W,
+    broken: bool,
+}
+
+impl<W: Write> PipeWatch<W> {
+    fn new(inner: W) -> Self {
+        PipeWatch {
+            inner,
+            broken: false,
+        }
+    }
+
+    fn watch<T>(&mut self, result: std::io::Result<T>) -> std::io::Result<T> {
+        if let Err(e) = &result {
+            self.broken |= e.kind() == std::io::ErrorKind::BrokenPipe;
+        }
+        result
+    }
+}
+
+impl<W: Write> Write for PipeWatch<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let result = self.inner.write(buf);
+        self.watch(result)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        let result = self.inner.flush();
+        self.watch(result)
+    }
 }
 
 /// Write `path` alone (see [`write_all_or_none`]).

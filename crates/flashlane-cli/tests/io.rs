@@ -908,3 +908,37 @@ fn compare_reads_a_piped_config_once() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.lines().any(|l| l.starts_with("piq")), "{text}");
 }
+
+/// An output into a pipe whose reader has gone (`--json /dev/stdout | head -0`) ends the
+/// command as SIGPIPE ends any tool, but only after the other output's temporary is removed:
+/// nothing is left behind and the CSV is not written alone.
+#[cfg(unix)]
+#[test]
+fn a_closed_pipe_output_leaves_no_temporary() {
+    use std::os::unix::process::ExitStatusExt;
+    let dir = scratch("closed-pipe");
+    // Through a link, so that a regression would replace the link, not the system's.
+    let stdout_link = dir.join("stdout.json");
+    std::os::unix::fs::symlink("/dev/stdout", &stdout_link).unwrap();
+    let csv = dir.join("table.csv");
+    let mut child = flashlane()
+        .args(["compare", "--preset", "ssdsim-mlc-8x8", "--trace"])
+        .arg(trace("tpcc-small.mqsim"))
+        .args(["--format", "mqsim", "--remap-addresses"])
+        .args(["--host-schedulers", "noop,piq", "--jobs", "1", "--csv"])
+        .arg(&csv)
+        .arg("--json")
+        .arg(&stdout_link)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take()); // the reader goes away at once
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.signal(), Some(libc::SIGPIPE), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(!csv.exists(), "the CSV was written alone");
+    assert_eq!(temporaries_in(&dir), Vec::<String>::new());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
