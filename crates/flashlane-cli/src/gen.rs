@@ -26,8 +26,9 @@ pub struct GenArgs {
     /// Seed instead of the spec's.
     #[arg(long)]
     seed: Option<u64>,
-    /// Trace file to write (replaced atomically; a FIFO or device such as /dev/stdout is written
-    /// in place). The resolved spec goes to FILE.spec.toml (not beside a FIFO or device).
+    /// Trace file to write (replaced atomically; `-`, a FIFO or a device such as /dev/stdout is
+    /// written in place). The resolved spec goes to FILE.spec.toml (not beside a FIFO or
+    /// device).
     #[arg(long, required_unless_present = "list")]
     out: Option<PathBuf>,
     /// Layout of the written trace: mqsim or msr.

@@ -48,19 +48,30 @@ enum Target {
     /// over it. For a symlink this is the file it points to (resolved), so the link stays a
     /// link and its target is replaced atomically.
     Replace(PathBuf),
-    /// A FIFO, character or block device or socket (`/dev/null`, a named pipe), or an open
-    /// descriptor's name (`/dev/stdout`, `/dev/fd/N`): opened and written in place, never
-    /// replaced. A descriptor's regular file is appended to, as `>>` asks and `>` allows.
-    WriteThrough { path: PathBuf, append: bool },
+    /// A FIFO, character or block device or socket (`/dev/null`, a named pipe): opened and
+    /// written in place, never replaced.
+    WriteThrough(PathBuf),
+    /// A name of one of our open descriptors (`-`, `/dev/stdout`, `/dev/fd/N`), whatever it
+    /// leads to: written through that descriptor, so `>` and `>>` mean what the shell said
+    /// and later writers of the same descriptor go on after us.
+    Descriptor(i32),
+}
+
+/// The descriptor a path of the form `/proc/self/fd/N` or `/dev/fd/N` names.
+fn descriptor_of(path: &Path) -> Option<i32> {
+    let rest = path
+        .strip_prefix("/proc/self/fd")
+        .or_else(|_| path.strip_prefix("/dev/fd"))
+        .ok()?;
+    rest.to_str()?.parse().ok()
 }
 
 /// Follow `path` through symlinks (even a dangling one, whose target is then created); also
-/// whether the chain passes through /proc or /dev/fd, whose links name open descriptors
-/// (`/dev/stdout` -> `/proc/self/fd/1` -> `pipe:[...]`) rather than files to replace.
-fn resolve_links(path: &Path) -> Result<(PathBuf, bool), Error> {
-    let names_descriptor = |p: &Path| p.starts_with("/proc") || p.starts_with("/dev/fd");
+/// the descriptor it names, if the chain passes through one (`/dev/stdout` ->
+/// `/proc/self/fd/1` -> `pipe:[...]`): such a link is no file to replace.
+fn resolve_links(path: &Path) -> Result<(PathBuf, Option<i32>), Error> {
     let mut current = path.to_path_buf();
-    let mut descriptor = names_descriptor(&current);
+    let mut descriptor = descriptor_of(&current);
     for _ in 0..40 {
         match std::fs::symlink_metadata(&current) {
             Ok(m) if m.file_type().is_symlink() => {
@@ -70,7 +81,7 @@ fn resolve_links(path: &Path) -> Result<(PathBuf, bool), Error> {
                     Some(dir) if link.is_relative() => dir.join(link),
                     _ => link,
                 };
-                descriptor |= names_descriptor(&current);
+                descriptor = descriptor.or_else(|| descriptor_of(&current));
             }
             _ => return Ok((current, descriptor)),
         }
@@ -78,15 +89,23 @@ fn resolve_links(path: &Path) -> Result<(PathBuf, bool), Error> {
     Err(output_error(path, "too many levels of symbolic links"))
 }
 
-fn target(path: &Path) -> Result<Target, Error> {
+/// The node an output path names: `-` is standard output, as for trace inputs.
+fn node(path: &Path) -> &Path {
+    if path.as_os_str() == "-" {
+        Path::new("/dev/stdout")
+    } else {
+        path
+    }
+}
+
+fn target(shown: &Path) -> Result<Target, Error> {
+    let path = node(shown);
     let (resolved, descriptor) = resolve_links(path)?;
     // The kernel follows every link here, /proc's too.
-    match std::fs::metadata(path) {
-        Ok(m) if m.is_dir() => Err(output_error(path, "is a directory, not a file path")),
-        Ok(m) if !m.is_file() || descriptor => Ok(Target::WriteThrough {
-            path: path.to_path_buf(),
-            append: m.is_file(),
-        }),
+    match (std::fs::metadata(path), descriptor) {
+        (Ok(m), _) if m.is_dir() => Err(output_error(shown, "is a directory, not a file path")),
+        (Ok(_), Some(fd)) if cfg!(unix) => Ok(Target::Descriptor(fd)),
+        (Ok(m), _) if !m.is_file() => Ok(Target::WriteThrough(path.to_path_buf())),
         _ => Ok(Target::Replace(resolved)),
     }
 }
@@ -94,7 +113,10 @@ fn target(path: &Path) -> Result<Target, Error> {
 /// True when `path` is written in place (a FIFO, device or socket, e.g. `/dev/stdout`): a
 /// command then keeps its own messages off stdout and writes no file beside it.
 pub fn writes_through(path: &Path) -> bool {
-    matches!(target(path), Ok(Target::WriteThrough { .. }))
+    matches!(
+        target(path),
+        Ok(Target::WriteThrough(_) | Target::Descriptor(_))
+    )
 }
 
 /// True when `path` is this process's standard output (`/dev/stdout`, or the file stdout is
@@ -104,7 +126,7 @@ pub fn is_stdout(path: &Path) -> bool {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;
-        let Ok(target) = std::fs::metadata(path) else {
+        let Ok(target) = std::fs::metadata(node(path)) else {
             return false;
         };
         // SAFETY: fstat(2) fills the zeroed struct we own; fd 1 may be closed (then -1).
@@ -213,7 +235,8 @@ pub fn write_all_or_none(outputs: Vec<(&Path, Fill<'_>)>) -> Result<(), Error> {
     for (path, fill) in outputs {
         match target(path)? {
             Target::Replace(resolved) => replace.push((path, resolved, fill)),
-            Target::WriteThrough { path: node, append } => through.push((path, node, append, fill)),
+            Target::WriteThrough(node) => through.push((path, Through::Node(node), fill)),
+            Target::Descriptor(fd) => through.push((path, Through::Descriptor(fd), fill)),
         }
     }
     let mut staged = Vec::with_capacity(replace.len());
@@ -232,12 +255,9 @@ pub fn write_all_or_none(outputs: Vec<(&Path, Fill<'_>)>) -> Result<(), Error> {
             .map_err(|e| output_error(shown, e.to_string()))?;
         staged.push((temp, resolved, shown));
     }
-    for (shown, node, append, fill) in through {
-        // No truncation and no rename: the node stays what it is.
-        let file = OpenOptions::new()
-            .write(true)
-            .append(append)
-            .open(&node)
+    for (shown, through, fill) in through {
+        let file = through
+            .open()
             .map_err(|e| output_error(shown, format!("cannot write: {e}")))?;
         // A pipe whose reader is gone must not kill us before the temporaries are removed.
         let quiet = SigpipeIgnored::new();
@@ -265,6 +285,34 @@ pub fn write_all_or_none(outputs: Vec<(&Path, Fill<'_>)>) -> Result<(), Error> {
         }
     }
     rename_all(staged)
+}
+
+/// What a written-through output is opened as.
+enum Through {
+    Node(PathBuf),
+    Descriptor(i32),
+}
+
+impl Through {
+    fn open(&self) -> std::io::Result<File> {
+        match self {
+            // No truncation and no rename: the node stays what it is.
+            Through::Node(node) => OpenOptions::new().write(true).open(node),
+            #[cfg(unix)]
+            Through::Descriptor(fd) => {
+                use std::os::fd::FromRawFd;
+                // SAFETY: dup(2) of a descriptor number; a failure is -1, checked below.
+                let copy = unsafe { libc::dup(*fd) };
+                if copy < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                // SAFETY: `copy` is a new descriptor that only this File owns and closes.
+                Ok(unsafe { File::from_raw_fd(copy) })
+            }
+            #[cfg(not(unix))]
+            Through::Descriptor(_) => Err(std::io::Error::other("descriptors are unix-only")),
+        }
+    }
 }
 
 /// SIGPIPE ignored while this lives (writes into a closed pipe then fail with `BrokenPipe`),
@@ -369,7 +417,7 @@ pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<(), Err
 /// not opened here (opening a FIFO waits for its reader).
 pub fn check_writable(path: &Path) -> Result<(), Error> {
     let resolved = match target(path)? {
-        Target::WriteThrough { .. } => return Ok(()),
+        Target::WriteThrough(_) | Target::Descriptor(_) => return Ok(()),
         Target::Replace(resolved) => resolved,
     };
     let dir = resolved

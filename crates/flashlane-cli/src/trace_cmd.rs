@@ -50,8 +50,8 @@ struct ConvertArgs {
     /// Layout to write: mqsim, ssdsim, disksim, msr, spc or fio.
     #[arg(long)]
     to: String,
-    /// Output file (written atomically: nothing is left behind on error or signal; a FIFO or
-    /// device such as /dev/stdout is written in place).
+    /// Output file (written atomically: nothing is left behind on error or signal; `-`, a
+    /// FIFO or a device such as /dev/stdout is written in place).
     out: PathBuf,
     /// Round values the target layout cannot hold (sub-sector extents, finer times, stream or
     /// device ids) instead of refusing; every rounding is counted.

@@ -674,6 +674,36 @@ fn special_outputs_are_written_through_not_replaced() {
         .file_type()
         .is_symlink());
 
+    // `--out -` is stdout; into a file stdout appends to (`>>`), the trace is appended after
+    // what the file held, and the file is not replaced.
+    let out = flashlane()
+        .args([
+            "gen",
+            "--profile",
+            "src1_0",
+            "--requests",
+            "7",
+            "--out",
+            "-",
+        ])
+        .output()
+        .unwrap();
+    ok(&out, "gen --out -");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 7);
+    let log = dir.join("appended.txt");
+    std::fs::write(&log, "kept\n").unwrap();
+    let appending = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
+    let out = flashlane()
+        .args(["gen", "--profile", "src1_0", "--requests", "5", "--out"])
+        .arg(&stdout_link)
+        .stdout(appending)
+        .output()
+        .unwrap();
+    ok(&out, "gen --out /dev/stdout >> file");
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(text.starts_with("kept\n"), "{text}");
+    assert_eq!(text.lines().count(), 6, "{text}");
+
     // A symlink to a regular file: the file is replaced, the link kept.
     let target = dir.join("real.json");
     std::fs::write(&target, "old").unwrap();
