@@ -263,10 +263,9 @@ pub struct Simulation {
     rules: SsdsimRules,
     /// Dies with a started, unfinished transaction (the device is idle at 0).
     dies_working: u32,
-    /// Transfers asked for and not yet granted, and the end of the latest granted one: every
-    /// path is idle when the first is 0 and the second has passed.
-    paths_waiting: u32,
-    paths_busy_until_ns: u64,
+    /// Under `host.handover_needs_idle_channels`: each die's last granted transfer (start,
+    /// end), to tell whether a path carries a transfer begun before an instant.
+    transfer_spans: Vec<(u64, u64)>,
     /// Sector bitmaps of partly written pages (`ftl.partial_page_writes =
     /// "read_modify_write"`), and the host programs waiting for their page's read, with the
     /// physical page that read fetches and whether the program remapped its page.
@@ -440,8 +439,11 @@ impl Simulation {
                 last_handover_ns: None,
             },
             dies_working: 0,
-            paths_waiting: 0,
-            paths_busy_until_ns: 0,
+            transfer_spans: if config.host.handover_needs_idle_channels {
+                vec![(0, 0); dies]
+            } else {
+                Vec::new()
+            },
             partial: (config.ftl.partial_page_writes == PartialPageWrites::ReadModifyWrite)
                 .then(|| PartialPages::new(g.page_bytes).expect("validated page size")),
             rmw_held: Vec::new(),
@@ -819,7 +821,16 @@ impl Simulation {
     /// (`one_per_pass` is checked per request: one pass per distinct time.)
     fn pass_allowed(&self, now: u64) -> bool {
         let r = &self.rules;
-        if r.needs_idle_channels && (self.paths_waiting > 0 || self.paths_busy_until_ns > now) {
+        // SSDsim tests its channels' *state* when its clock reaches the event, before it
+        // starts new work at that instant: a channel whose transfer ends now is idle, even if
+        // another transfer waits for it. So only a transfer begun before now and still running
+        // makes a channel busy.
+        if r.needs_idle_channels
+            && self
+                .transfer_spans
+                .iter()
+                .any(|&(start, end)| start < now && now < end)
+        {
             return false;
         }
         // SSDsim distributes when its clock reaches an event; an idle device has none, and its
@@ -874,12 +885,12 @@ impl Simulation {
                         &self.claims_per_chip,
                         &mut self.gc_buffer,
                     )?;
-                    if let Some((source, bytes_read)) = rmw {
+                    if let Some((source, bytes_read, merged)) = rmw {
                         let program = self.host_page_txn(
                             TxnKind::Program,
                             id,
                             lpn as u32,
-                            bytes,
+                            merged,
                             target,
                             now,
                         );
@@ -911,7 +922,7 @@ impl Simulation {
         lpn: u64,
         offset: u64,
         end: u64,
-    ) -> Option<(PhysicalTarget, u32)> {
+    ) -> Option<(PhysicalTarget, u32, u32)> {
         let source = self.ftl.mapped_target(lpn);
         let partial = self.partial.as_mut()?;
         let written = partial.sectors(lpn, offset, end);
@@ -921,7 +932,14 @@ impl Simulation {
         }
         // A page that holds sectors is mapped (preconditioning maps what it preloads).
         let source = source?;
-        Some((source, (held & !written).count_ones() * SECTOR_BYTES as u32))
+        let sector = SECTOR_BYTES as u32;
+        // The program then carries the merged page: the sectors read back and the host's
+        // (SSDsim's allocate_location sets the write's size to the merged state).
+        Some((
+            source,
+            (held & !written).count_ones() * sector,
+            (held | written).count_ones() * sector,
+        ))
     }
 
     /// Queue the read of a partial write's page; its program waits for it (`rmw_read_done`).
@@ -1396,7 +1414,6 @@ impl Simulation {
         self.die_stage[die as usize] = stage;
         self.die_asked_ns[die as usize] = now;
         let chip = self.die_txn[die as usize].chip;
-        self.paths_waiting += 1;
         let wake = match self.interconnect.acquire(now, chip, die, transfer) {
             Acquire::Granted { grant, wake } => {
                 self.granted(grant);
@@ -1414,8 +1431,9 @@ impl Simulation {
     fn granted(&mut self, grant: Grant) {
         let die = grant.die;
         let txn = self.die_txn[die as usize];
-        self.paths_waiting -= 1;
-        self.paths_busy_until_ns = self.paths_busy_until_ns.max(grant.end_ns);
+        if !self.transfer_spans.is_empty() {
+            self.transfer_spans[die as usize] = (grant.start_ns, grant.end_ns);
+        }
         if let Some(id) = txn.host_request() {
             let request = &mut self.requests[id as usize];
             request.path_conflict |= !grant.conflict_free;

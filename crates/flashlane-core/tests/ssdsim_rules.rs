@@ -60,15 +60,16 @@ fn a_write_completes_when_its_data_is_in_the_chip_which_programs_on() {
 fn a_partial_write_over_data_reads_the_rest_of_the_page_first() {
     // The trace's footprint is written before it starts, so pages 0 and 1 hold all 4 sectors.
     // t=0: write sector 0 of page 0. Sectors 1-3 hold data: read them first (command, tR, 3
-    // sectors out: CMD + T_R + 3 SECTOR_XFER), then program one sector (CMD + SECTOR_XFER +
-    // T_PROG). t=1 ms: write all of page 1 (chip 1): nothing to read, WRITE.
+    // sectors out: CMD + T_R + 3 SECTOR_XFER), then program the merged page, all 4 sectors
+    // (CMD + XFER + T_PROG = WRITE). t=1 ms: write all of page 1 (chip 1): nothing to read,
+    // WRITE.
     let reqs = [(0, 0, SECTOR, false), (1_000_000, PAGE, PAGE, false)];
     let rules = [
         ("precondition.write_trace_footprint", "true"),
         ("ftl.partial_page_writes", "read_modify_write"),
     ];
     let s = run(drive(&rules), "rmw", &reqs);
-    let rmw_write = CMD + T_R + 3 * SECTOR_XFER + CMD + SECTOR_XFER + T_PROG;
+    let rmw_write = CMD + T_R + 3 * SECTOR_XFER + WRITE;
     assert_eq!(ns(s.latency_us.write.max), rmw_write);
     assert_eq!(ns(2.0 * s.latency_us.write.mean), rmw_write + WRITE);
     assert_eq!(s.flash.read_modify_write_reads, 1);
@@ -189,6 +190,30 @@ fn hand_over_only_while_every_channel_is_idle() {
     assert_eq!(ns(s.latency_us.read.max), 2 * READ - 30_000);
     let d = run(drive(&[]), "any-channels", &reqs);
     assert_eq!(ns(d.latency_us.read.max), READ);
+}
+
+#[test]
+fn a_channel_whose_transfer_ends_now_counts_as_idle() {
+    // SSDsim tests its channels' state before it starts new work at an instant. Reads of
+    // pages 0 and 8 (chips 0 and 8, both on channel 0) at t=0 go at once. Page 0's data
+    // crosses channel 0 from CMD + T_R to READ; page 8's data waits for it and crosses from
+    // READ to READ + XFER. A read of page 1 (channel 1) arriving at 30 us waits for a pass
+    // with idle channels: at READ page 0's transfer has ended and page 8's starts at that very
+    // instant, so channel 0 counts as idle and page 1 goes at READ, ending at 2 READ: latency
+    // 2 READ - 30 us (not READ + XFER + READ - 30 us, as a test that counted the waiting
+    // transfer as busy would give).
+    let reqs = [
+        (0, 0, PAGE, true),
+        (0, 8 * PAGE, PAGE, true),
+        (30_000, PAGE, PAGE, true),
+    ];
+    let s = run(
+        drive(&[("host.handover_needs_idle_channels", "true")]),
+        "idle-at-the-instant",
+        &reqs,
+    );
+    // Latencies READ, READ + XFER (page 8) and 2 READ - 30 us.
+    assert_eq!(ns(3.0 * s.latency_us.read.mean), 4 * READ + XFER - 30_000);
 }
 
 #[test]
