@@ -311,9 +311,9 @@ def cases(quick: bool) -> list[Case]:
         ),
         Case(
             "gc-fresh",
-            f"{gc_n:,} random 8 KiB, 10 % reads, exp. 100 us gaps, 1.5 GiB span on a 2 GiB-raw "
+            f"{gc_n:,} random 8 KiB, 10 % reads, exp. 300 us gaps, 1.5 GiB span on a 2 GiB-raw "
             "SSD (32 blocks per plane), both empty at start: GC from the trace's own overwrites",
-            spec=random_spec(gc_n, 100_000, 0.1, 3 << 29, 8192),
+            spec=random_spec(gc_n, 300_000, 0.1, 3 << 29, 8192),
             overrides={"geometry.blocks_per_plane": 32},
         ),
         Case(
