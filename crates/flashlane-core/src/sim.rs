@@ -4,13 +4,19 @@
 use crate::config::Config;
 use crate::device::{
     AnyDeviceScheduler, DeviceContext, DeviceScheduler, DieIssue, MultiPlane, Transaction, TxnKind,
-    WriteBuffer, WriteBufferCounters, WriteBufferStats, NO_LPN, NO_REQUEST,
+    WriteBuffer, WriteBufferCounters, WriteBufferStats, WriteCompletion, NO_LPN, NO_REQUEST,
 };
 use crate::engine::EventQueue;
 use crate::ftl::cmt::{Access, CmtCounters, CmtRules, MappingCache, MappingOp, MAPPING_READ_BYTES};
-use crate::ftl::{Ftl, FtlCounters, GcOp, PhysicalTarget, VariationCounters, VariationStats};
+use crate::ftl::partial_pages::SECTOR_BYTES;
+use crate::ftl::{
+    Ftl, FtlCounters, GcOp, PartialPageWrites, PartialPages, PhysicalTarget, VariationCounters,
+    VariationStats,
+};
 use crate::geometry::{Geometry, StaticMap};
-use crate::host::{AnyHostScheduler, HostRequest, HostScheduler, HostView, RequestId};
+use crate::host::{
+    AnyHostScheduler, HandoverAt, HandoverPerPass, HostRequest, HostScheduler, HostView, RequestId,
+};
 use crate::interconnect::{Acquire, AnyInterconnect, Grant, Interconnect, Transfer};
 use crate::run::{Arrival, Replay};
 use crate::stats::{
@@ -64,6 +70,12 @@ enum Event {
     HostWake,
     /// `pages` pages of `request` finished moving through the DRAM write buffer.
     BufferDone { request: u32, pages: u32 },
+    /// A transfer of the die ended (scheduled only under SSDsim's rules, `SsdsimRules`): an
+    /// internal event of the device, and the moment a host program's data is in the chip.
+    TransferEnd { die: u32 },
+    /// SSDsim's rules: the hand-over pass after every arrival of this instant entered the
+    /// queue (SSDsim reads all records due before it distributes).
+    HandoverPass,
 }
 
 /// What a die's current transfer is for (what follows when it ends).
@@ -122,6 +134,29 @@ pub struct SimResults {
     pub per_source: Vec<(RequestCounts, LatencyByOp)>,
     pub device: DeviceQueueStats,
     pub write_buffer: Option<WriteBufferStats>,
+}
+
+/// SSDsim's platform rules (each off by default; docs/models/ssd-model.md, "SSDsim's platform
+/// rules"): when waiting requests are handed to the device, and when a write completes.
+#[derive(Debug, Clone, Copy, Default)]
+struct SsdsimRules {
+    /// Hand over only at a device event (or to an idle device): `host.handover_at`.
+    at_next_event: bool,
+    /// At most one request per hand-over pass (one pass per distinct event time).
+    one_per_pass: bool,
+    /// Hand over only while no path carries or waits for a transfer.
+    needs_idle_channels: bool,
+    /// A host program completes for its request when its data transfer ends.
+    ack_at_transfer: bool,
+    /// Any of the above: transfer ends are events.
+    transfer_events: bool,
+    /// The instant at which a hand-over pass is open (a device event happened then, or the
+    /// device was idle).
+    pass_open_at: Option<u64>,
+    /// A `HandoverPass` event is queued for this instant.
+    pass_queued_at: Option<u64>,
+    /// When the last request was handed over (for `one_per_pass`).
+    last_handover_ns: Option<u64>,
 }
 
 /// Sums for the mean waits of host page operations, by direction.
@@ -225,6 +260,18 @@ pub struct Simulation {
     finished_companions: Vec<Transaction>,
     /// DRAM write buffer, when `device.write_buffer_bytes` > 0.
     buffer: Option<BufferedWrites>,
+    rules: SsdsimRules,
+    /// Dies with a started, unfinished transaction (the device is idle at 0).
+    dies_working: u32,
+    /// Transfers asked for and not yet granted, and the end of the latest granted one: every
+    /// path is idle when the first is 0 and the second has passed.
+    paths_waiting: u32,
+    paths_busy_until_ns: u64,
+    /// Sector bitmaps of partly written pages (`ftl.partial_page_writes =
+    /// "read_modify_write"`), and the host programs waiting for their page's read, with the
+    /// physical page that read fetches and whether the program remapped its page.
+    partial: Option<PartialPages>,
+    rmw_held: Vec<(u32, Transaction, bool)>,
 }
 
 /// The write buffer with its scratch list and its counters at the start of the window.
@@ -380,7 +427,35 @@ impl Simulation {
             cancelled: Vec::with_capacity(8),
             queue_recorder: DeviceQueueRecorder::new(chips),
             request_paths: RequestPathRecorder::default(),
+            rules: SsdsimRules {
+                at_next_event: config.host.handover_at == HandoverAt::NextDeviceEvent,
+                one_per_pass: config.host.handover_per_pass == HandoverPerPass::One,
+                needs_idle_channels: config.host.handover_needs_idle_channels,
+                ack_at_transfer: config.device.write_completion == WriteCompletion::DataTransferred,
+                transfer_events: config.host.handover_at == HandoverAt::NextDeviceEvent
+                    || config.host.handover_needs_idle_channels
+                    || config.device.write_completion == WriteCompletion::DataTransferred,
+                pass_open_at: None,
+                pass_queued_at: None,
+                last_handover_ns: None,
+            },
+            dies_working: 0,
+            paths_waiting: 0,
+            paths_busy_until_ns: 0,
+            partial: (config.ftl.partial_page_writes == PartialPageWrites::ReadModifyWrite)
+                .then(|| PartialPages::new(g.page_bytes).expect("validated page size")),
+            rmw_held: Vec::new(),
             geometry: g,
+        }
+    }
+
+    /// Sectors that exist before the trace starts, for read-modify-write
+    /// (`precondition.footprint_requests = "reads"`: the sectors the trace reads).
+    pub fn preload_sectors(&mut self, preload: impl Iterator<Item = (u64, u32)>) {
+        if let Some(partial) = &mut self.partial {
+            for (lpn, sectors) in preload {
+                partial.preload(lpn, sectors);
+            }
         }
     }
 
@@ -424,6 +499,18 @@ impl Simulation {
                     self.try_dispatch(now, next_record)?;
                 }
                 Event::BufferDone { request, pages } => self.on_buffer_done(now, request, pages),
+                Event::TransferEnd { die } => self.on_transfer_end(now, die),
+                Event::HandoverPass => self.try_dispatch(now, next_record)?,
+            }
+            if self.rules.transfer_events
+                && !matches!(
+                    event,
+                    Event::Arrival | Event::HostWake | Event::HandoverPass
+                )
+            {
+                // Every other event is the device's: SSDsim's loop makes a hand-over pass.
+                self.rules.pass_open_at = Some(now);
+                self.dispatch_pending = true;
             }
             if self.dispatch_pending {
                 self.dispatch_pending = false;
@@ -511,7 +598,30 @@ impl Simulation {
             self.start_window(now);
         }
         self.lookahead_arrived = true;
+        if self.rules.at_next_event {
+            // Into SSDsim's request queue now; handed over in a pass once every arrival of
+            // this instant is in.
+            self.admit_arrived(now, next_record)?;
+            if self.rules.pass_queued_at != Some(now) {
+                self.rules.pass_queued_at = Some(now);
+                self.events.schedule(now, Event::HandoverPass);
+            }
+            return Ok(());
+        }
         self.try_dispatch(now, next_record)
+    }
+
+    /// Admit arrived records into the host queue while it has room.
+    fn admit_arrived(
+        &mut self,
+        now: u64,
+        next_record: &mut dyn FnMut() -> Result<Option<Arrival>, Error>,
+    ) -> Result<(), Error> {
+        while self.lookahead_arrived && self.has_room() {
+            self.admit(now)?;
+            self.fetch_next(next_record)?;
+        }
+        Ok(())
     }
 
     /// May the arrived look-ahead enter the host queue now?
@@ -658,12 +768,20 @@ impl Simulation {
         now: u64,
         next_record: &mut dyn FnMut() -> Result<Option<Arrival>, Error>,
     ) -> Result<(), Error> {
+        // SSDsim hands over in passes: whether this one may, decided once at its start (its
+        // distribution creates sub-requests; channels turn busy only after the pass).
+        if self.rules.at_next_event && self.dies_working == 0 {
+            self.rules.pass_open_at = Some(now);
+        }
+        let pass_allowed = !self.rules.transfer_events || self.pass_allowed(now);
         loop {
-            while self.lookahead_arrived && self.has_room() {
-                self.admit(now)?;
-                self.fetch_next(next_record)?;
-            }
+            self.admit_arrived(now, next_record)?;
             if self.outstanding_slots >= self.device_queue_depth || self.host.is_empty() {
+                break;
+            }
+            if !pass_allowed
+                || (self.rules.one_per_pass && self.rules.last_handover_ns == Some(now))
+            {
                 break;
             }
             self.pop_buffer.clear();
@@ -685,6 +803,7 @@ impl Simulation {
                 let id = self.pop_buffer[i];
                 self.dispatch_request(now, id, slot)?;
             }
+            self.rules.last_handover_ns = Some(now);
         }
         if let Some(wake) = self.host.wake_at_ns() {
             let wake = wake.max(now + 1);
@@ -694,6 +813,18 @@ impl Simulation {
             }
         }
         Ok(())
+    }
+
+    /// SSDsim's hand-over rules: may waiting requests go to the device in a pass now?
+    /// (`one_per_pass` is checked per request: one pass per distinct time.)
+    fn pass_allowed(&self, now: u64) -> bool {
+        let r = &self.rules;
+        if r.needs_idle_channels && (self.paths_waiting > 0 || self.paths_busy_until_ns > now) {
+            return false;
+        }
+        // SSDsim distributes when its clock reaches an event; an idle device has none, and its
+        // clock jumps to the arrival (with the hand-over fix, docs/validation.md).
+        !r.at_next_event || r.pass_open_at == Some(now)
     }
 
     /// HIL + FTL: split the request into page operations and queue them on their chips.
@@ -731,6 +862,11 @@ impl Simulation {
                         self.stalled_writes[plane as usize].push_back((id, lpn as u32, bytes));
                         continue;
                     }
+                    let rmw = if self.partial.is_some() {
+                        self.read_modify_write_source(lpn, host.offset_bytes, end)
+                    } else {
+                        None
+                    };
                     self.gc_buffer.clear();
                     let target = self.ftl.write_with_claims(
                         lpn,
@@ -738,6 +874,20 @@ impl Simulation {
                         &self.claims_per_chip,
                         &mut self.gc_buffer,
                     )?;
+                    if let Some((source, bytes_read)) = rmw {
+                        let program = self.host_page_txn(
+                            TxnKind::Program,
+                            id,
+                            lpn as u32,
+                            bytes,
+                            target,
+                            now,
+                        );
+                        self.start_read_modify_write(now, lpn, source, bytes_read, program);
+                        self.touched_chips.push(source.chip);
+                        self.enqueue_gc_ops(now);
+                        continue;
+                    }
                     (TxnKind::Program, target, true)
                 }
             };
@@ -751,6 +901,72 @@ impl Simulation {
             self.try_issue(now, chip);
         }
         Ok(())
+    }
+
+    /// Read-modify-write: the page's current location and the bytes to read when a write of
+    /// bytes `[offset, end)` to `lpn` leaves sectors holding data uncovered.
+    #[inline(never)]
+    fn read_modify_write_source(
+        &mut self,
+        lpn: u64,
+        offset: u64,
+        end: u64,
+    ) -> Option<(PhysicalTarget, u32)> {
+        let source = self.ftl.mapped_target(lpn);
+        let partial = self.partial.as_mut()?;
+        let written = partial.sectors(lpn, offset, end);
+        let held = partial.held(lpn, source.is_some());
+        if !partial.write(lpn, written, source.is_some()) {
+            return None;
+        }
+        // A page that holds sectors is mapped (preconditioning maps what it preloads).
+        let source = source?;
+        Some((source, (held & !written).count_ones() * SECTOR_BYTES as u32))
+    }
+
+    /// Queue the read of a partial write's page; its program waits for it (`rmw_read_done`).
+    #[inline(never)]
+    fn start_read_modify_write(
+        &mut self,
+        now: u64,
+        lpn: u64,
+        source: PhysicalTarget,
+        bytes: u32,
+        program: Transaction,
+    ) {
+        let read = Transaction {
+            kind: TxnKind::Read,
+            request: NO_REQUEST,
+            chip: source.chip,
+            die: source.die,
+            plane: source.plane,
+            page_in_block: self.ftl.page_in_block(source.ppn),
+            bytes,
+            program_ns: 0,
+            enqueued_ns: now,
+            lpn: lpn as u32,
+            ppn: source.ppn,
+            from_chip: source.chip,
+        };
+        self.rmw_held.push((source.ppn, program, true));
+        self.enqueue_device(now, read);
+    }
+
+    /// A read-modify-write's read finished: its program may go.
+    #[inline(never)]
+    fn rmw_read_done(&mut self, now: u64, read: Transaction) {
+        let at = self
+            .rmw_held
+            .iter()
+            .position(|(ppn, program, _)| *ppn == read.ppn && program.lpn == read.lpn)
+            .expect("every read-modify-write read has a held program");
+        let (_, program, remapped) = self.rmw_held.swap_remove(at);
+        let program = Transaction {
+            enqueued_ns: now,
+            ..program
+        };
+        self.enqueue_translated(u64::from(program.lpn), remapped, program);
+        self.try_issue(now, program.chip);
     }
 
     /// Queue the garbage-collection operations the last FTL write asked for.
@@ -1132,10 +1348,15 @@ impl Simulation {
         let die = txn.die as usize;
         self.die_issue.started(txn.die);
         self.die_txn[die] = txn;
+        self.dies_working += 1;
         let counted = self.in_window(now);
         let (stage, transfer) = match txn.kind {
             TxnKind::Read => {
-                self.flash.reads += u64::from(counted);
+                if txn.request != NO_REQUEST || txn.lpn == NO_LPN {
+                    self.flash.reads += u64::from(counted);
+                } else {
+                    self.flash.read_modify_write_reads += u64::from(counted);
+                }
                 (Stage::ReadCommand, Transfer::ReadCommand)
             }
             TxnKind::Program => {
@@ -1175,6 +1396,7 @@ impl Simulation {
         self.die_stage[die as usize] = stage;
         self.die_asked_ns[die as usize] = now;
         let chip = self.die_txn[die as usize].chip;
+        self.paths_waiting += 1;
         let wake = match self.interconnect.acquire(now, chip, die, transfer) {
             Acquire::Granted { grant, wake } => {
                 self.granted(grant);
@@ -1192,6 +1414,8 @@ impl Simulation {
     fn granted(&mut self, grant: Grant) {
         let die = grant.die;
         let txn = self.die_txn[die as usize];
+        self.paths_waiting -= 1;
+        self.paths_busy_until_ns = self.paths_busy_until_ns.max(grant.end_ns);
         if let Some(id) = txn.host_request() {
             let request = &mut self.requests[id as usize];
             request.path_conflict |= !grant.conflict_free;
@@ -1213,6 +1437,11 @@ impl Simulation {
             self.chip_starts(grant.start_ns, txn.chip as usize);
         }
         let end = grant.end_ns;
+        if self.rules.transfer_events && stage != Stage::ReadData {
+            // Scheduled before the stage's own event, so a program's data is acknowledged
+            // first even when tPROG is 0.
+            self.events.schedule(end, Event::TransferEnd { die });
+        }
         let (at, event) = match stage {
             Stage::ReadCommand | Stage::CopybackReadCommand => {
                 (end + self.page_read_ns, Event::ArrayDone { die })
@@ -1270,6 +1499,7 @@ impl Simulation {
         self.last_flash_end_ns = now;
         let txn = self.die_txn[die as usize];
         self.die_issue.finished(die);
+        self.dies_working -= 1;
         let chip = txn.chip as usize;
         self.chip_busy_dies[chip] -= 1;
         if self.chip_busy_dies[chip] == 0 {
@@ -1310,6 +1540,10 @@ impl Simulation {
     #[inline]
     fn page_done(&mut self, now: u64, txn: Transaction) -> Result<(), Error> {
         if let Some(id) = txn.host_request() {
+            if self.rules.ack_at_transfer && txn.kind == TxnKind::Program {
+                // Counted when its data transfer ended (`on_transfer_end`).
+                return Ok(());
+            }
             let request = &mut self.requests[id as usize];
             request.remaining_pages -= 1;
             if request.remaining_pages == 0 {
@@ -1322,8 +1556,42 @@ impl Simulation {
             self.on_flush_done(now, txn.lpn);
         } else if txn.kind == TxnKind::Erase && self.ftl.defers_release() {
             self.on_erase_done(now, txn.ppn)?;
+        } else if txn.kind == TxnKind::Read && txn.lpn != NO_LPN {
+            self.rmw_read_done(now, txn);
         }
         Ok(())
+    }
+
+    /// SSDsim's rules: a transfer of `die` ended. Under `device.write_completion =
+    /// "data_transferred"` a host program's page (and its multi-plane companions') is done for
+    /// its request now, while the die programs on.
+    #[inline(never)]
+    fn on_transfer_end(&mut self, now: u64, die: u32) {
+        if !self.rules.ack_at_transfer || self.die_stage[die as usize] != Stage::ProgramIn {
+            return;
+        }
+        let leader = self.die_txn[die as usize];
+        self.ack_program(now, leader);
+        if self.multiplane.enabled() {
+            for i in 0..self.multiplane.companions(die).len() {
+                let companion = self.multiplane.companions(die)[i];
+                self.ack_program(now, companion);
+            }
+        }
+    }
+
+    fn ack_program(&mut self, now: u64, txn: Transaction) {
+        if txn.kind != TxnKind::Program {
+            return;
+        }
+        if let Some(id) = txn.host_request() {
+            let request = &mut self.requests[id as usize];
+            request.remaining_pages -= 1;
+            if request.remaining_pages == 0 {
+                self.complete(now, id);
+                self.dispatch_pending = true;
+            }
+        }
     }
 
     /// Deferred release (`ftl.gc_block_release = "erase_done"`): a victim's erase completed.

@@ -7,11 +7,13 @@ mod presets;
 
 use serde::{Deserialize, Serialize};
 
-use crate::device::{DeviceSchedulerConfig, DieIssueRule};
+use crate::device::{DeviceSchedulerConfig, DieIssueRule, WriteCompletion};
 use crate::ftl::cmt::{MappingWritebacks, TranslationPagesOnFlash};
-use crate::ftl::{BlockChoice, UnwrittenReads, VariationConfig};
+use crate::ftl::{
+    BlockChoice, FootprintRequests, PartialPageWrites, UnwrittenReads, VariationConfig,
+};
 use crate::geometry::{Geometry, Level, StaticMap};
-use crate::host::HostSchedulerConfig;
+use crate::host::{HandoverAt, HandoverPerPass, HostSchedulerConfig};
 use crate::interconnect::InterconnectConfig;
 use crate::Error;
 
@@ -147,6 +149,12 @@ pub struct FtlConfig {
     /// (its translation pages have no blocks). Default 0.
     #[serde(default, skip_serializing_if = "is_zero_blocks")]
     pub translation_reserved_blocks_per_plane: u32,
+    /// A host write that covers only part of a page whose other sectors hold data:
+    /// `whole_page` (the default: the page is programmed, nothing read) or
+    /// `read_modify_write` (SSDsim: the page's other sectors are read from flash first, and the
+    /// program waits for that read; `flash.read_modify_write_reads`). ftl/partial_pages.rs.
+    #[serde(default, skip_serializing_if = "PartialPageWrites::is_default")]
+    pub partial_page_writes: PartialPageWrites,
 }
 
 /// When a garbage-collection victim's block returns to the free pool (`ftl.gc_block_release`).
@@ -189,6 +197,7 @@ impl FtlConfig {
             write_stall_below_free_blocks: 0,
             gc_separate_write_block: false,
             translation_reserved_blocks_per_plane: 0,
+            partial_page_writes: Default::default(),
         }
     }
 }
@@ -226,6 +235,11 @@ pub struct PreconditionConfig {
     /// Upper bound on aging rounds; each round overwrites a tenth of the filled pages.
     #[serde(default = "default_age_rounds")]
     pub age_max_rounds: u32,
+    /// Which requests' pages the footprint holds: `all` (the default) or `reads` (SSDsim's
+    /// `pre_process_page`: only what the trace reads exists before it starts; with
+    /// `ftl.partial_page_writes = "read_modify_write"` only the sectors read).
+    #[serde(default, skip_serializing_if = "FootprintRequests::is_default")]
+    pub footprint_requests: FootprintRequests,
 }
 
 fn yes() -> bool {
@@ -242,6 +256,7 @@ impl Default for PreconditionConfig {
             fill_fraction: 0.0,
             age: false,
             age_max_rounds: 50,
+            footprint_requests: FootprintRequests::All,
         }
     }
 }
@@ -258,6 +273,21 @@ pub struct HostConfig {
     #[serde(default, skip_serializing_if = "is_false")]
     pub queue_includes_outstanding: bool,
     pub scheduler: HostSchedulerConfig,
+    /// When a waiting request may be handed to the device: `arrival` (the default: at once,
+    /// whenever the device has room) or `next_device_event` (SSDsim: at the first internal
+    /// event of the device, a transfer or flash operation ending, at or after its arrival;
+    /// at its arrival only when no flash operation is under way). docs/models/ssd-model.md,
+    /// "SSDsim's hand-over".
+    #[serde(default, skip_serializing_if = "HandoverAt::is_default")]
+    pub handover_at: HandoverAt,
+    /// Requests handed over per hand-over pass: `all` (the default: while the device has
+    /// room) or `one` (SSDsim's FIFO and NOOP-D distribute one request per loop pass).
+    #[serde(default, skip_serializing_if = "HandoverPerPass::is_default")]
+    pub handover_per_pass: HandoverPerPass,
+    /// Hand requests over only while no channel (no path of the interconnect) carries or
+    /// waits for a transfer (SSDsim's NOOP-D and PIQ, `no_buffer_distribute_s`). Default false.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub handover_needs_idle_channels: bool,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -296,6 +326,11 @@ pub struct DeviceConfig {
     /// Flushing starts while more than this fraction of the buffer's slots hold dirty pages.
     #[serde(default = "default_write_buffer_flush_threshold_fraction")]
     pub write_buffer_flush_threshold_fraction: f64,
+    /// When a host page program counts as done for its request: `program_done` (the
+    /// default: at the end of tPROG) or `data_transferred` (SSDsim: when its data has crossed
+    /// the channel into the chip; the chip stays busy through tPROG). docs/models/ssd-model.md.
+    #[serde(default, skip_serializing_if = "WriteCompletion::is_default")]
+    pub write_completion: WriteCompletion,
 }
 
 fn default_write_buffer_page_ns() -> u64 {
@@ -492,6 +527,20 @@ impl Config {
         }
         if !(0.0..=1.0).contains(&d.write_buffer_flush_threshold_fraction) {
             return Err("device.write_buffer_flush_threshold_fraction must be in [0, 1]".into());
+        }
+        if f.partial_page_writes == PartialPageWrites::ReadModifyWrite {
+            if crate::ftl::PartialPages::new(self.geometry.page_bytes).is_none() {
+                return Err(format!(
+                    "ftl.partial_page_writes = \"read_modify_write\" needs geometry.page_bytes to be 1 to 32 sectors of 512 bytes (it is {})",
+                    self.geometry.page_bytes
+                ));
+            }
+            if d.write_buffer_bytes != 0 || f.gc_block_release == GcBlockRelease::EraseDone {
+                return Err("ftl.partial_page_writes = \"read_modify_write\" is not modelled with a write buffer (device.write_buffer_bytes) or with ftl.gc_block_release = \"erase_done\"".into());
+            }
+        }
+        if self.host.scheduler.piq_cycles_with_ssdsim_passes() {
+            return Err("host.scheduler.batch_cycles applies to issue_rule = \"batch_lists\"; the ssdsim_passes rule never holds a request".into());
         }
         Ok(())
     }

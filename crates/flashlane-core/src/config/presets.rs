@@ -15,6 +15,10 @@ pub const PRESETS: &[(&str, &str)] = &[
         include_str!("../../presets/ssdsim-mlc-8x8.toml"),
     ),
     (
+        "ssdsim-platform",
+        include_str!("../../presets/ssdsim-platform.toml"),
+    ),
+    (
         "venice-perf",
         include_str!("../../presets/venice-perf.toml"),
     ),

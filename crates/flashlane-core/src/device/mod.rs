@@ -24,6 +24,25 @@ pub use sos::Sos;
 pub use ssdsim::Ssdsim;
 pub use write_buffer::{WriteBuffer, WriteBufferCounters, WriteBufferStats};
 
+/// When a host page program counts as done for its request (`device.write_completion`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WriteCompletion {
+    /// At the end of the array program (tPROG).
+    #[default]
+    ProgramDone,
+    /// When the page's data has crossed the channel into the chip (SSDsim's `static_write`
+    /// and `go_one_step`: the sub-request completes at the end of its data transfer while the
+    /// chip programs on).
+    DataTransferred,
+}
+
+impl WriteCompletion {
+    pub fn is_default(&self) -> bool {
+        *self == WriteCompletion::ProgramDone
+    }
+}
+
 /// Marks a transaction that belongs to no host request (garbage collection).
 pub const NO_REQUEST: u32 = u32::MAX;
 

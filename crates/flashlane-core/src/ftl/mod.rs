@@ -6,6 +6,7 @@
 
 pub mod cmt;
 mod mapping;
+pub mod partial_pages;
 mod plane;
 mod precondition;
 mod slot_index;
@@ -18,8 +19,9 @@ use crate::geometry::{Geometry, StaticMap};
 use crate::Error;
 
 pub use mapping::{ChunkedTable, PageMap};
+pub use partial_pages::{PartialPageWrites, PartialPages};
 pub use plane::{BlockState, Plane, INVALID};
-pub use precondition::{precondition, Footprint, PreconditionReport};
+pub use precondition::{precondition, Footprint, FootprintRequests, PreconditionReport};
 pub use variation::{
     BlockChoice, SpeedClass, Variation, VariationConfig, VariationCounters, VariationStats,
 };
@@ -379,6 +381,14 @@ impl Ftl {
         {
             slot_index::prefetch(entry);
         }
+    }
+
+    /// Where logical page `lpn` is now, if it is mapped (no counter moves).
+    pub fn mapped_target(&self, lpn: u64) -> Option<PhysicalTarget> {
+        if lpn >= self.map.logical_pages() {
+            return None;
+        }
+        self.map.get(lpn).map(|ppn| self.target_of(ppn))
     }
 
     /// Translate a read of logical page `lpn`.

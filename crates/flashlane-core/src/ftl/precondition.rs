@@ -9,6 +9,24 @@ use super::Ftl;
 use crate::config::PreconditionConfig;
 use crate::Error;
 
+/// Which requests of the trace make up the footprint written before it starts
+/// (`precondition.footprint_requests`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FootprintRequests {
+    /// Every page the trace touches.
+    #[default]
+    All,
+    /// Only the pages the trace reads (SSDsim's `pre_process_page`).
+    Reads,
+}
+
+impl FootprintRequests {
+    pub fn is_default(&self) -> bool {
+        *self == FootprintRequests::All
+    }
+}
+
 /// Set of logical pages a trace touches, one bit per logical page.
 #[derive(Debug, Clone)]
 pub struct Footprint {

@@ -9,6 +9,7 @@ mod deadline;
 mod noop;
 mod pass;
 mod piq;
+mod piq_passes;
 mod vios;
 
 use serde::{Deserialize, Serialize};
@@ -22,6 +23,7 @@ pub use deadline::{Deadline, DeadlineParams};
 pub use noop::Noop;
 pub use pass::{Pass, PassParams};
 pub use piq::{Piq, PiqDispatch, PiqVariant};
+pub use piq_passes::PiqPasses;
 pub use vios::{Vios, ViosBatches};
 
 /// Index of a request in the simulator's request table. Valid while the request is live.
@@ -219,6 +221,11 @@ pub enum HostSchedulerConfig {
     Rws {
         #[serde(default = "yes")]
         write_starvation_guard: bool,
+        /// `batch_lists` (the default: two FIFO lists, reads first, with the write-starvation
+        /// guard) or `ssdsim_passes` (every hand-over pass puts the waiting reads before the
+        /// waiting writes, as the SSDsim fork's PIQ does without its conflict passes).
+        #[serde(default, skip_serializing_if = "PiqIssueRule::is_default")]
+        issue_rule: PiqIssueRule,
     },
     /// PIQ with read batches only (writes FIFO after reads).
     PiqR {
@@ -229,6 +236,10 @@ pub enum HostSchedulerConfig {
         /// A batch is a cycle: once issued it must complete before the next batch goes.
         #[serde(default, skip_serializing_if = "is_false")]
         batch_cycles: bool,
+        /// `batch_lists` (the default: Algorithm 1's batch lists with the rules above) or
+        /// `ssdsim_passes` (the public SSDsim fork's PIQ: reorder, never hold; piq_passes.rs).
+        #[serde(default, skip_serializing_if = "PiqIssueRule::is_default")]
+        issue_rule: PiqIssueRule,
     },
     /// PIQ with write batches only (reads FIFO, before writes).
     PiqW {
@@ -239,6 +250,10 @@ pub enum HostSchedulerConfig {
         /// A batch is a cycle: once issued it must complete before the next batch goes.
         #[serde(default, skip_serializing_if = "is_false")]
         batch_cycles: bool,
+        /// `batch_lists` (the default: Algorithm 1's batch lists with the rules above) or
+        /// `ssdsim_passes` (the public SSDsim fork's PIQ: reorder, never hold; piq_passes.rs).
+        #[serde(default, skip_serializing_if = "PiqIssueRule::is_default")]
+        issue_rule: PiqIssueRule,
     },
     /// PIQ: read and write batches.
     Piq {
@@ -249,6 +264,10 @@ pub enum HostSchedulerConfig {
         /// A batch is a cycle: once issued it must complete before the next batch goes.
         #[serde(default, skip_serializing_if = "is_false")]
         batch_cycles: bool,
+        /// `batch_lists` (the default: Algorithm 1's batch lists with the rules above) or
+        /// `ssdsim_passes` (the public SSDsim fork's PIQ: reorder, never hold; piq_passes.rs).
+        #[serde(default, skip_serializing_if = "PiqIssueRule::is_default")]
+        issue_rule: PiqIssueRule,
     },
     /// VIOS hierarchical (chip, channel) batches.
     Vios {
@@ -272,6 +291,63 @@ pub enum HostSchedulerConfig {
 
 fn yes() -> bool {
     true
+}
+
+/// When a request waiting in the host queue may be handed to the device (`host.handover_at`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HandoverAt {
+    /// Whenever the device has room (a real host's submission).
+    #[default]
+    Arrival,
+    /// At the device's next internal event at or after the arrival (SSDsim's main loop,
+    /// which distributes requests only when it advances its clock to an event).
+    NextDeviceEvent,
+}
+
+impl HandoverAt {
+    pub fn is_default(&self) -> bool {
+        *self == HandoverAt::Arrival
+    }
+}
+
+/// How many waiting requests one hand-over pass gives the device (`host.handover_per_pass`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HandoverPerPass {
+    /// As many as the device accepts.
+    #[default]
+    All,
+    /// One (SSDsim's FIFO and NOOP-D).
+    One,
+}
+
+impl HandoverPerPass {
+    pub fn is_default(&self) -> bool {
+        *self == HandoverPerPass::All
+    }
+}
+
+/// How PIQ turns its conflict detection into an issue order (`host.scheduler.issue_rule`;
+/// docs/models/piq.md, "Two issue rules").
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PiqIssueRule {
+    /// Algorithm 1's read and write batch lists, issued in creation order, with
+    /// `hold_outstanding_conflicts` / `batch_cycles` deciding what waits for outstanding
+    /// requests (piq.rs).
+    #[default]
+    BatchLists,
+    /// `schedule_PIQ` of the public SSDsim fork: every pass reorders the waiting requests into
+    /// greedy conflict-free passes, reads first; outstanding requests are ignored and nothing
+    /// is held (piq_passes.rs).
+    SsdsimPasses,
+}
+
+impl PiqIssueRule {
+    fn is_default(&self) -> bool {
+        *self == PiqIssueRule::BatchLists
+    }
 }
 
 fn is_false(b: &bool) -> bool {
@@ -336,6 +412,26 @@ impl HostSchedulerConfig {
             HostSchedulerConfig::Vios { .. } => "vios",
             HostSchedulerConfig::Pass { .. } => "pass",
         }
+    }
+
+    /// A PIQ kind with `batch_cycles` under the `ssdsim_passes` issue rule (a contradiction).
+    pub fn piq_cycles_with_ssdsim_passes(&self) -> bool {
+        matches!(
+            self,
+            HostSchedulerConfig::Piq {
+                batch_cycles: true,
+                issue_rule: PiqIssueRule::SsdsimPasses,
+                ..
+            } | HostSchedulerConfig::PiqR {
+                batch_cycles: true,
+                issue_rule: PiqIssueRule::SsdsimPasses,
+                ..
+            } | HostSchedulerConfig::PiqW {
+                batch_cycles: true,
+                issue_rule: PiqIssueRule::SsdsimPasses,
+                ..
+            }
+        )
     }
 
     /// Every scheduler with its default parameters, in documentation order.
@@ -404,12 +500,22 @@ impl HostSchedulerConfig {
                 antic_expire_ns,
             )),
             C::Rws {
+                issue_rule: PiqIssueRule::SsdsimPasses,
+                ..
+            } => AnyHostScheduler::PiqPasses(PiqPasses::new(PiqVariant::Rws.batched())),
+            C::Rws {
                 write_starvation_guard,
+                issue_rule: PiqIssueRule::BatchLists,
             } => AnyHostScheduler::Piq(Piq::new(PiqVariant::Rws, write_starvation_guard, false)),
+            C::PiqR {
+                issue_rule: PiqIssueRule::SsdsimPasses,
+                ..
+            } => AnyHostScheduler::PiqPasses(PiqPasses::new(PiqVariant::PiqR.batched())),
             C::PiqR {
                 write_starvation_guard,
                 hold_outstanding_conflicts,
                 batch_cycles,
+                issue_rule: PiqIssueRule::BatchLists,
             } => AnyHostScheduler::Piq(
                 Piq::new(
                     PiqVariant::PiqR,
@@ -419,9 +525,14 @@ impl HostSchedulerConfig {
                 .with_batch_cycles(batch_cycles),
             ),
             C::PiqW {
+                issue_rule: PiqIssueRule::SsdsimPasses,
+                ..
+            } => AnyHostScheduler::PiqPasses(PiqPasses::new(PiqVariant::PiqW.batched())),
+            C::PiqW {
                 write_starvation_guard,
                 hold_outstanding_conflicts,
                 batch_cycles,
+                issue_rule: PiqIssueRule::BatchLists,
             } => AnyHostScheduler::Piq(
                 Piq::new(
                     PiqVariant::PiqW,
@@ -431,9 +542,14 @@ impl HostSchedulerConfig {
                 .with_batch_cycles(batch_cycles),
             ),
             C::Piq {
+                issue_rule: PiqIssueRule::SsdsimPasses,
+                ..
+            } => AnyHostScheduler::PiqPasses(PiqPasses::new(PiqVariant::Piq.batched())),
+            C::Piq {
                 write_starvation_guard,
                 hold_outstanding_conflicts,
                 batch_cycles,
+                issue_rule: PiqIssueRule::BatchLists,
             } => AnyHostScheduler::Piq(
                 Piq::new(
                     PiqVariant::Piq,
@@ -470,6 +586,7 @@ pub enum AnyHostScheduler {
     Cfq(Cfq),
     Anticipatory(Anticipatory),
     Piq(Piq),
+    PiqPasses(PiqPasses),
     Vios(Vios),
     Pass(Pass),
 }
@@ -482,6 +599,7 @@ macro_rules! each_scheduler {
             AnyHostScheduler::Cfq($s) => $body,
             AnyHostScheduler::Anticipatory($s) => $body,
             AnyHostScheduler::Piq($s) => $body,
+            AnyHostScheduler::PiqPasses($s) => $body,
             AnyHostScheduler::Vios($s) => $body,
             AnyHostScheduler::Pass($s) => $body,
         }

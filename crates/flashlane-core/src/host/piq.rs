@@ -35,7 +35,7 @@ pub enum PiqVariant {
 
 impl PiqVariant {
     /// Whether reads / writes are batched.
-    fn batched(self) -> [bool; 2] {
+    pub(super) fn batched(self) -> [bool; 2] {
         match self {
             PiqVariant::Rws => [false, false],
             PiqVariant::PiqR => [true, false],

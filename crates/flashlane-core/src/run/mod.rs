@@ -7,7 +7,9 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use crate::config::Config;
-use crate::ftl::{precondition, Footprint, Ftl};
+use crate::ftl::{
+    precondition, Footprint, FootprintRequests, Ftl, PartialPageWrites, PartialPages,
+};
 use crate::host::HostScheduler;
 use crate::interconnect::Interconnect;
 use crate::sim::{SimOptions, Simulation};
@@ -15,7 +17,7 @@ use crate::stats::{
     energy_stats, EngineStats, MemoryStats, NamedReport, RunOptions, SourceSummary, Summary,
     TraceSummary, SCHEMA_VERSION,
 };
-use crate::trace::TraceFormat;
+use crate::trace::{Op, TraceFormat};
 use crate::Error;
 
 pub use input::{AddressPolicy, Arrival, Inputs, Replay, SourceReport, TraceInput};
@@ -105,14 +107,25 @@ pub struct Progress {
 /// Records between two progress reports of the footprint pass.
 const FOOTPRINT_PROGRESS_RECORDS: u64 = 1 << 18;
 
+/// What the footprint pass found: the pages to precondition, the number of arrivals, the
+/// inputs rewound for the simulation, and (for read-modify-write under
+/// `precondition.footprint_requests = "reads"`) the sectors of partly read pages.
+struct FootprintPass {
+    footprint: Footprint,
+    records: u64,
+    inputs: Inputs,
+    partial_sectors: Vec<(u64, u32)>,
+}
+
 /// The logical pages the first `max_requests` arrivals touch (a streaming pass), how many
 /// arrivals that is, and the inputs rewound for the simulation (replaying a binary copy of the
-/// records read here, so the trace text is parsed once).
+/// records read here, so the trace text is parsed once). Under
+/// `precondition.footprint_requests = "reads"` only reads count.
 fn trace_footprint(
     spec: &RunSpec,
     logical_pages: u64,
     progress: &mut dyn FnMut(Progress),
-) -> Result<(Footprint, u64, Inputs), Error> {
+) -> Result<FootprintPass, Error> {
     let page = spec.config.geometry.page_bytes as u64;
     let mut inputs = Inputs::open_recording(
         &spec.traces,
@@ -122,6 +135,14 @@ fn trace_footprint(
         page,
     )?;
     let mut footprint = Footprint::new(logical_pages);
+    let reads_only = spec.config.precondition.footprint_requests == FootprintRequests::Reads;
+    // SSDsim's pre_process_page marks the sectors read; kept only where read-modify-write
+    // can tell a partly held page from a whole one.
+    let sectors = (reads_only
+        && spec.config.ftl.partial_page_writes == PartialPageWrites::ReadModifyWrite)
+        .then(|| PartialPages::new(page as u32))
+        .flatten();
+    let mut partial_sectors = Vec::new();
     let mut n = 0u64;
     let mut pending: Option<(u64, u64)> = None;
     let mark = |footprint: &mut Footprint, first: u64, last: u64| {
@@ -143,8 +164,20 @@ fn trace_footprint(
         if n.is_multiple_of(FOOTPRINT_PROGRESS_RECORDS) {
             progress(report(n));
         }
+        if reads_only && record.op != Op::Read {
+            continue;
+        }
         let first = record.offset_bytes / page;
         let last = (record.offset_bytes + record.size_bytes - 1) / page;
+        if let Some(sectors) = &sectors {
+            let end = record.offset_bytes + record.size_bytes;
+            for lpn in [first, last] {
+                let read = sectors.sectors(lpn, record.offset_bytes, end);
+                if read != sectors.held(lpn, true) {
+                    partial_sectors.push((lpn, read));
+                }
+            }
+        }
         // A random page's bit is a cache miss: mark each record's pages while the next record
         // is parsed, its bit prefetched now.
         footprint.prefetch(first);
@@ -156,7 +189,12 @@ fn trace_footprint(
         mark(&mut footprint, first, last);
     }
     progress(report(n));
-    Ok((footprint, n, inputs.rewind()?))
+    Ok(FootprintPass {
+        footprint,
+        records: n,
+        inputs: inputs.rewind()?,
+        partial_sectors,
+    })
 }
 
 /// Run one simulation. `progress` is called now and then with where the run is.
@@ -192,12 +230,18 @@ fn run_checked(
         ftl.enable_variation(&config.variation, config.timing.page_program_ns, spec.seed)?;
     }
     let logical_bytes = ftl.logical_pages() * config.geometry.page_bytes as u64;
-    let (footprint, total_records, rewound) = if config.precondition.write_trace_footprint {
-        let (footprint, records, inputs) = trace_footprint(spec, ftl.logical_pages(), progress)?;
-        (Some(footprint), Some(records), Some(inputs))
-    } else {
-        (None, None, None)
-    };
+    let (footprint, total_records, rewound, partial_sectors) =
+        if config.precondition.write_trace_footprint {
+            let pass = trace_footprint(spec, ftl.logical_pages(), progress)?;
+            (
+                Some(pass.footprint),
+                Some(pass.records),
+                Some(pass.inputs),
+                pass.partial_sectors,
+            )
+        } else {
+            (None, None, None, Vec::new())
+        };
     let precondition_report = precondition(
         &mut ftl,
         &config.precondition,
@@ -224,6 +268,7 @@ fn run_checked(
     if lose_buffer_rewrites {
         sim.lose_buffer_rewrites_for_test();
     }
+    sim.preload_sectors(partial_sectors.into_iter());
     let started = Instant::now();
     sim.run(&mut || inputs.next_arrival(), &mut |records| {
         progress(Progress {

@@ -273,6 +273,14 @@ pub struct FlashCounts {
     /// Multi-plane commands started (each covers two or more of the page reads or programs
     /// above); 0 unless `device.multiplane`.
     pub multiplane_operations: u64,
+    /// Page reads a partial-page host write made first, to fetch the page's other sectors
+    /// (`ftl.partial_page_writes = "read_modify_write"`; not in `reads`). Absent when 0.
+    #[serde(skip_serializing_if = "is_zero_count")]
+    pub read_modify_write_reads: u64,
+}
+
+fn is_zero_count(n: &u64) -> bool {
+    *n == 0
 }
 
 /// The cached mapping table in the measured window (`None` when the whole map is in DRAM).

@@ -1,0 +1,266 @@
+//! SSDsim's platform rules (each off by default) on small hand-made cases whose outcome each
+//! test's comment derives, and the `ssdsim-platform` preset that gathers them.
+//!
+//! Timings of the `ssdsim-mlc-8x8` preset: command 175 ns, tR 20 us, tPROG 200 us, channel
+//! 0.04 bytes/ns (a 2 KiB page crosses in 51,200 ns, a 512-byte sector in 12,800 ns).
+//! Channel-first static allocation over 8 channels x 8 chips x 2 dies: logical page p is on
+//! chip p mod 64 (chip c on channel c mod 8); pages 0 and 64 are dies 0 and 1 of chip 0.
+
+mod common;
+
+use common::{preset, run};
+use flashlane_core::config::Config;
+
+const CMD: u64 = 175;
+const T_R: u64 = 20_000;
+const T_PROG: u64 = 200_000;
+const PAGE: u64 = 2048;
+const SECTOR: u64 = 512;
+const XFER: u64 = 51_200;
+const SECTOR_XFER: u64 = 12_800;
+const READ: u64 = CMD + T_R + XFER;
+const WRITE: u64 = CMD + XFER + T_PROG;
+
+/// A small drive with the PIQ preset's timing and layout, SSDsim's device order, no
+/// preconditioning unless asked.
+fn drive(extra: &[(&str, &str)]) -> Config {
+    let mut o = vec![
+        ("geometry.blocks_per_plane", "32"),
+        ("precondition.write_trace_footprint", "false"),
+        ("device.scheduler.kind", "ssdsim"),
+    ];
+    o.extend_from_slice(extra);
+    preset("ssdsim-mlc-8x8", &o)
+}
+
+fn ns(us: f64) -> u64 {
+    (us * 1000.0).round() as u64
+}
+
+#[test]
+fn a_write_completes_when_its_data_is_in_the_chip_which_programs_on() {
+    // t=0: write page 0 (chip 0, die 0): command and data cross by CMD + XFER, then tPROG.
+    // t=10: read page 64 (chip 0, die 1): the chip is busy (SSDsim's chip-level busy) until
+    // WRITE, so the read ends at WRITE + READ, latency WRITE + READ - 10, under both rules.
+    // With `data_transferred` the write's latency is CMD + XFER; with the default, WRITE.
+    let reqs = [(0, 0, PAGE, false), (10, 64 * PAGE, PAGE, true)];
+    let acked = run(
+        drive(&[("device.write_completion", "data_transferred")]),
+        "ack-transfer",
+        &reqs,
+    );
+    assert_eq!(ns(acked.latency_us.write.max), CMD + XFER);
+    assert_eq!(ns(acked.latency_us.read.max), WRITE + READ - 10);
+    let programmed = run(drive(&[]), "ack-program", &reqs);
+    assert_eq!(ns(programmed.latency_us.write.max), WRITE);
+    assert_eq!(ns(programmed.latency_us.read.max), WRITE + READ - 10);
+}
+
+#[test]
+fn a_partial_write_over_data_reads_the_rest_of_the_page_first() {
+    // The trace's footprint is written before it starts, so pages 0 and 1 hold all 4 sectors.
+    // t=0: write sector 0 of page 0. Sectors 1-3 hold data: read them first (command, tR, 3
+    // sectors out: CMD + T_R + 3 SECTOR_XFER), then program one sector (CMD + SECTOR_XFER +
+    // T_PROG). t=1 ms: write all of page 1 (chip 1): nothing to read, WRITE.
+    let reqs = [(0, 0, SECTOR, false), (1_000_000, PAGE, PAGE, false)];
+    let rules = [
+        ("precondition.write_trace_footprint", "true"),
+        ("ftl.partial_page_writes", "read_modify_write"),
+    ];
+    let s = run(drive(&rules), "rmw", &reqs);
+    let rmw_write = CMD + T_R + 3 * SECTOR_XFER + CMD + SECTOR_XFER + T_PROG;
+    assert_eq!(ns(s.latency_us.write.max), rmw_write);
+    assert_eq!(ns(2.0 * s.latency_us.write.mean), rmw_write + WRITE);
+    assert_eq!(s.flash.read_modify_write_reads, 1);
+    assert_eq!(s.flash.reads, 0);
+    // Default: the partial page is programmed at once.
+    let plain = run(
+        drive(&[("precondition.write_trace_footprint", "true")]),
+        "no-rmw",
+        &reqs,
+    );
+    assert_eq!(
+        ns(2.0 * plain.latency_us.write.mean),
+        CMD + SECTOR_XFER + T_PROG + WRITE
+    );
+    assert_eq!(plain.flash.read_modify_write_reads, 0);
+}
+
+#[test]
+fn only_sectors_the_trace_reads_exist_under_a_reads_footprint() {
+    // footprint_requests = reads: before the trace, page 2 holds only sector 0 (read at t=0)
+    // and page 3 holds nothing (only written).
+    // t=1 ms: write sectors 2-3 of page 2: sector 0 is outside it, read first (1 RMW read).
+    // t=2 ms: write sector 1 of page 3: nothing held, no read.
+    // t=3 ms: write sectors 0-1 of page 3 (sector 1 held, now covered; 2-3 empty): no read.
+    // With the whole footprint written, page 3 holds all sectors: both of its writes read
+    // first (3 RMW reads).
+    let reqs = [
+        (0, 2 * PAGE, SECTOR, true),
+        (1_000_000, 2 * PAGE + 2 * SECTOR, 2 * SECTOR, false),
+        (2_000_000, 3 * PAGE + SECTOR, SECTOR, false),
+        (3_000_000, 3 * PAGE, 2 * SECTOR, false),
+    ];
+    let reads_only = run(
+        drive(&[
+            ("precondition.write_trace_footprint", "true"),
+            ("precondition.footprint_requests", "reads"),
+            ("ftl.partial_page_writes", "read_modify_write"),
+        ]),
+        "rmw-reads-footprint",
+        &reqs,
+    );
+    assert_eq!(reads_only.flash.read_modify_write_reads, 1);
+    let all = run(
+        drive(&[
+            ("precondition.write_trace_footprint", "true"),
+            ("ftl.partial_page_writes", "read_modify_write"),
+        ]),
+        "rmw-all-footprint",
+        &reqs,
+    );
+    assert_eq!(all.flash.read_modify_write_reads, 3);
+}
+
+#[test]
+fn a_request_is_handed_over_at_the_next_device_event() {
+    // t=0: read page 0 (chip 0): the device is idle, so it goes at once and takes READ. Its
+    // events: command end at CMD, array done at CMD + T_R, done at READ.
+    // t=1000: read page 1 (chip 1, another channel): the device is busy; the next event at or
+    // after 1000 is the array done at CMD + T_R, where it is handed over: it ends at
+    // CMD + T_R + READ, latency CMD + T_R + READ - 1000. By default it goes at 1000: READ.
+    let reqs = [(0, 0, PAGE, true), (1000, PAGE, PAGE, true)];
+    let s = run(
+        drive(&[("host.handover_at", "next_device_event")]),
+        "handover-event",
+        &reqs,
+    );
+    assert_eq!(ns(s.latency_us.read.max), CMD + T_R + READ - 1000);
+    assert_eq!(
+        ns(2.0 * s.latency_us.read.mean),
+        CMD + T_R + 2 * READ - 1000
+    );
+    let d = run(drive(&[]), "handover-arrival", &reqs);
+    assert_eq!(ns(d.latency_us.read.max), READ);
+}
+
+#[test]
+fn one_request_per_pass() {
+    // Reads of pages 0, 1, 2 (chips 0, 1, 2 on channels 0, 1, 2) at t=0 on an idle device.
+    // One per pass: the first goes at 0; the next pass is its command's end at CMD, where the
+    // second goes; its command ends at 2 CMD (the first pass's events at CMD are past), where
+    // the third goes. Latencies READ, CMD + READ, 2 CMD + READ: mean READ + CMD.
+    // All per pass: an idle device takes all three at 0: each READ.
+    let reqs = [
+        (0, 0, PAGE, true),
+        (0, PAGE, PAGE, true),
+        (0, 2 * PAGE, PAGE, true),
+    ];
+    let one = run(
+        drive(&[
+            ("host.handover_at", "next_device_event"),
+            ("host.handover_per_pass", "one"),
+        ]),
+        "one-per-pass",
+        &reqs,
+    );
+    assert_eq!(ns(one.latency_us.read.max), 2 * CMD + READ);
+    assert_eq!(ns(3.0 * one.latency_us.read.mean), 3 * READ + 3 * CMD);
+    let all = run(
+        drive(&[("host.handover_at", "next_device_event")]),
+        "all-per-pass",
+        &reqs,
+    );
+    assert_eq!(ns(all.latency_us.read.max), READ);
+}
+
+#[test]
+fn hand_over_only_while_every_channel_is_idle() {
+    // t=0: read page 0 (chip 0, channel 0): data out on channel 0 from CMD + T_R to READ.
+    // t=30 us: read page 1 (chip 1, channel 1). Channel 0 carries data then, so with the rule
+    // the request waits for the next event with every channel idle: READ (the first read's
+    // end), and ends at 2 READ, latency 2 READ - 30 us. Without it: READ.
+    let reqs = [(0, 0, PAGE, true), (30_000, PAGE, PAGE, true)];
+    let s = run(
+        drive(&[("host.handover_needs_idle_channels", "true")]),
+        "idle-channels",
+        &reqs,
+    );
+    assert_eq!(ns(s.latency_us.read.max), 2 * READ - 30_000);
+    let d = run(drive(&[]), "any-channels", &reqs);
+    assert_eq!(ns(d.latency_us.read.max), READ);
+}
+
+#[test]
+fn piq_as_the_fork_runs_it_reorders_and_never_holds() {
+    // R0 = page 64 (chip 0), R1 = pages 0-1 (chips 0 and 1), R2 = page 65 (chip 1), all at
+    // t=0, all handed over at once to an idle device. The fork's PIQ order: pass 1 takes R0
+    // and R2 (R1 meets chip 0), pass 2 takes R1: chip 0's queue is R0, R1's page 0; chip 1's
+    // is R2, R1's page 1. Each chip runs one read at a time (READ each; separate channels):
+    // R0 and R2 end at READ, R1 at 2 READ: mean 4/3 READ.
+    // NOOP's order R0, R1, R2 queues R1's page 1 before R2 on chip 1: R2 ends at 2 READ too:
+    // mean 5/3 READ.
+    let reqs = [
+        (0, 64 * PAGE, PAGE, true),
+        (0, 0, 2 * PAGE, true),
+        (0, 65 * PAGE, PAGE, true),
+    ];
+    let handover = [
+        ("host.handover_at", "next_device_event"),
+        ("host.handover_needs_idle_channels", "true"),
+    ];
+    let mut piq = handover.to_vec();
+    piq.extend_from_slice(&[
+        ("host.scheduler.kind", "piq"),
+        ("host.scheduler.issue_rule", "ssdsim_passes"),
+    ]);
+    let p = run(drive(&piq), "piq-passes", &reqs);
+    assert_eq!(ns(3.0 * p.latency_us.read.mean), 4 * READ);
+    assert_eq!(p.host_scheduler.report.batches, 2);
+    let n = run(drive(&handover), "noop-passes", &reqs);
+    assert_eq!(ns(3.0 * n.latency_us.read.mean), 5 * READ);
+}
+
+#[test]
+fn the_platform_preset_gathers_the_rules() {
+    let c = preset("ssdsim-platform", &[]);
+    let text = toml::to_string(&c).unwrap();
+    for line in [
+        "handover_at = \"next_device_event\"",
+        "handover_per_pass = \"one\"",
+        "queue_includes_outstanding = true",
+        "write_completion = \"data_transferred\"",
+        "partial_page_writes = \"read_modify_write\"",
+        "kind = \"ssdsim\"",
+        "fill_fraction = 1.0",
+    ] {
+        assert!(text.contains(line), "ssdsim-platform lacks {line}");
+    }
+    // Every rule is off in the preset it builds on.
+    let base = toml::to_string(&preset("ssdsim-mlc-8x8", &[])).unwrap();
+    for key in [
+        "handover_at",
+        "handover_per_pass",
+        "write_completion",
+        "partial_page_writes",
+    ] {
+        assert!(!base.contains(key), "ssdsim-mlc-8x8 sets {key}");
+    }
+}
+
+#[test]
+fn batch_cycles_with_the_fork_s_rule_is_refused_by_name() {
+    let overrides: Vec<(String, String)> = [
+        ("host.scheduler.kind", "piq"),
+        ("host.scheduler.issue_rule", "ssdsim_passes"),
+        ("host.scheduler.batch_cycles", "true"),
+    ]
+    .iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    let err = Config::from_preset("ssdsim-platform", &overrides).unwrap_err();
+    assert!(err.to_string().contains("batch_cycles"), "{err}");
+    let rmw_big_sectors = [("geometry.page_bytes".to_string(), "32768".to_string())];
+    let err = Config::from_preset("ssdsim-platform", &rmw_big_sectors).unwrap_err();
+    assert!(err.to_string().contains("partial_page_writes"), "{err}");
+}
