@@ -28,14 +28,16 @@ Every figure in the tables, and what it means on each side:
   transfer to the chip ends (`static_write`), not when the program ends.
 - requests: flashlane requests.completed; SSDsim the request lines in ex.out (read request
   count + write request count of statistic10.dat).
-- flash reads: page reads started on flash for host requests. flashlane flash.reads (host page
-  reads; flashlane does no read-modify-write). SSDsim `read count` - `the read operation
-  leaded by un-covered update count`: `read count` counts every read sub-request started
-  (`services_2_r_wait` -> SR_R_C_A_TRANSFER) and, once more, each read-modify-write read when
-  `creat_sub_request` creates it, which also counts it in the update count. GC page reads are
-  in neither count (SSDsim's `move_page` counts none).
-- read-modify-write reads: SSDsim's update count (a partial-page write of a page that holds
-  data reads the rest first); flashlane none.
+- flash reads: page reads started on flash for host requests, read-modify-write reads
+  included. flashlane flash.reads + flash.read_modify_write_reads. SSDsim `read count` - `the
+  read operation leaded by un-covered update count`: `read count` counts every read
+  sub-request started (`services_2_r_wait` -> SR_R_C_A_TRANSFER), read-modify-write reads
+  included, and once more each read-modify-write read when `allocate_location` creates it,
+  which also counts it in the update count. GC page reads are in neither (SSDsim's
+  `move_page` counts none; flashlane moves pages by copyback).
+- read-modify-write reads: reads of the sectors a partial-page write does not cover but that
+  hold data. flashlane flash.read_modify_write_reads (ftl.partial_page_writes =
+  "read_modify_write"); SSDsim the update count (created in `allocate_location`).
 - programs: page programs on flash, host and GC. flashlane flash.programs + flash.copybacks.
   SSDsim `program count` minus the programs `pre_process_page` counts before the run (one per
   page piece of every read request of the trace, also for pages already mapped; the script
@@ -540,12 +542,13 @@ def ssdsim_summary(ex_out: str, statistic: str | None, params: dict[str, str], p
 def flashlane_summary(s: dict) -> dict:
     fl, lat = s["flash"], s["latency_us"]
     programs = fl["programs"] + fl["copybacks"]
+    rmw = fl.get("read_modify_write_reads", 0)  # absent when 0
     return {
         "mean read us": lat["read"]["mean"] if lat["read"]["count"] else None,
         "mean write us": lat["write"]["mean"] if lat["write"]["count"] else None,
         "requests": s["requests"]["completed"],
-        "flash reads": fl["reads"],
-        "read-modify-write reads": 0,
+        "flash reads": fl["reads"] + rmw,
+        "read-modify-write reads": rmw,
         "programs": programs,
         "host page programs": fl["programs"],
         "GC moves": fl["copybacks"],
