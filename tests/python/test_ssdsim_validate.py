@@ -200,3 +200,11 @@ def test_without_ssdsim_it_skips_with_a_message():
     assert done.returncode == 0
     assert "skipped: no SSDsim binary given" in done.stderr
     assert done.stdout == ""
+
+
+def test_docs_show_the_command_without_local_paths():
+    sv = load_script()
+    argv = ["--ssdsim", "/tmp/x/ssd", "--work-dir", "w", "--reuse", "--quick", "--write-docs"]
+    assert sv.docs_command(argv) == (
+        "python3 scripts/ssdsim_validate.py --ssdsim ../SSDsim/ssd --quick"
+    )
