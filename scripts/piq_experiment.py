@@ -1,27 +1,32 @@
 #!/usr/bin/env python3
-"""The PIQ paper's Figures 8-12 on the paper's platform: SSDsim's queueing on ssdsim-mlc-8x8.
+"""The PIQ paper's Figures 8-12 on the paper's platform and on two earlier readings of it.
 
-Every run is `flashlane run` on the `ssdsim-mlc-8x8` preset (the paper's SSD: 8 x 8 MLC chips,
-2 KiB pages), preconditioned as the paper describes ("warmed up with all the data used by the
-traces and the other space is filled up with random data": trace footprint, then a full
-logical fill), with SSDsim's device-side order (`device.scheduler.kind=ssdsim`: chip-level
-busy, reads first on each chip). Two readings of where the paper's "I/O queue" of 64 sits
-(docs/models/piq.md):
+The SSD is the paper's (8 x 8 MLC chips, 2 KiB pages), preconditioned as the paper describes
+("warmed up with all the data used by the traces and the other space is filled up with random
+data": trace footprint, then a full logical fill), with SSDsim's device-side order (chip-level
+busy, reads first on each chip). Platforms (docs/models/piq.md):
 
-* `host_queue`: a host scheduling queue of 64 in front of SSDsim's request queue of 64 (the
-  paper: "implemented in the I/O queue of the host systems"). The main platform.
+* `ssdsim`: the `ssdsim-platform` preset, SSDsim's request path as the public SSDsim fork with
+  PIQ runs it (request queue of 64, hand-over at device events, write acknowledged at data
+  transfer, read-modify-write). NOOP is SSDsim's FIFO, `noop_d` its NOOP-D; RWS and the PIQ
+  kinds run as the fork's PIQ (reordered into conflict-free passes, never held, handed over
+  all at once while every channel is idle). The main platform.
+* `host_queue`: `ssdsim-mlc-8x8` with a host scheduling queue of 64 in front of SSDsim's
+  request queue of 64 (the paper: "implemented in the I/O queue of the host systems"), our
+  batch lists.
 * `shared_queue`: the I/O queue *is* SSDsim's request queue: 64 requests inside, waiting for
   the scheduler or already issued (`host.queue_includes_outstanding=true`).
 
-Schemes: NOOP, RWS, PIQ_R, PIQ_W, PIQ with the "hold conflicting requests" issue rule, and
-PIQ_R/PIQ_W/PIQ with the "batch cycle" rule (`batch_cycles=true`). Traces: every trace in
-traces/ and the labelled synthetic stand-ins of the paper's Table I (`flashlane gen --list`).
-Figure 11: the queue length swept from 1 to 512 on a subset.
+Schemes on the two earlier platforms: NOOP, RWS, PIQ_R, PIQ_W, PIQ with the "hold conflicting
+requests" issue rule, and PIQ_R/PIQ_W/PIQ with the "batch cycle" rule (`batch_cycles=true`).
+Traces: every trace in traces/ and the labelled synthetic stand-ins of the paper's Table I
+(`flashlane gen --list`). Figure 11: the queue length swept from 1 to 512 on a subset.
 
 Writes out/piq[-quick]/runs.json (one record per run) and prints the markdown tables of
 docs/results/piq.md.
 
-    python3 scripts/piq_experiment.py [--quick] [--jobs 2] [--flashlane target/release/flashlane]
+    python3 scripts/piq_experiment.py [--quick] [--platforms ssdsim,host_queue,shared_queue]
+        [--jobs 2] [--flashlane target/release/flashlane]
 """
 
 from __future__ import annotations
@@ -171,7 +176,7 @@ def sweep_table(
     print("| workload | scheme | " + " | ".join(f"q={q} rd / wr" for q in queue_lengths) + " |")
     print("|---|---|" + "---|" * len(queue_lengths))
     for w in workloads:
-        for scheme in SWEEP_SCHEMES:
+        for scheme in [s for s in SWEEP_SCHEMES if s in PLATFORM_SCHEMES[platform]]:
             cells = []
             for q in queue_lengths:
                 r = index[(platform, w, scheme, q)]
@@ -187,7 +192,16 @@ def main() -> int:
     parser.add_argument(
         "--quick", action="store_true", help="two traces, two stand-ins, short stand-in runs"
     )
+    parser.add_argument(
+        "--platforms",
+        default=",".join(PLATFORMS),
+        help=f"comma-separated, of {', '.join(PLATFORMS)} (default: all)",
+    )
     args = parser.parse_args()
+    platforms = args.platforms.split(",")
+    for p in platforms:
+        if p not in PLATFORMS:
+            parser.error(f"--platforms: unknown platform {p!r} (known: {', '.join(PLATFORMS)})")
     out = args.out or REPO / ("out/piq-quick" if args.quick else "out/piq")
     (out / "runs").mkdir(parents=True, exist_ok=True)
     traces = [t for t, _ in (QUICK_TRACES if args.quick else TRACES)]
@@ -202,21 +216,20 @@ def main() -> int:
             "piq_r346001_w153995",
         ]
         queue_lengths = QUEUE_LENGTHS
-    keys = [
-        (p, w, s, 64) for p, schemes in PLATFORM_SCHEMES.items() for w in workloads for s in schemes
-    ]
+    keys = [(p, w, s, 64) for p in platforms for w in workloads for s in PLATFORM_SCHEMES[p]]
     keys += [
         (p, w, s, q)
-        for p in PLATFORMS
+        for p in platforms
         for w in sweep_workloads
         for s in SWEEP_SCHEMES
+        if s in PLATFORM_SCHEMES[p]
         for q in queue_lengths
         if q != 64
     ]
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
         runs = list(pool.map(lambda k: run_one(args.flashlane, out, k, args.quick), keys))
     (out / "runs.json").write_text(json.dumps(runs, indent=1) + "\n")
-    for platform in PLATFORMS:
+    for platform in platforms:
         figure8_table(runs, platform, workloads)
         averages_table(runs, platform, traces, "shipped traces")
         averages_table(runs, platform, stand_ins, "Table I stand-ins (synthetic)")

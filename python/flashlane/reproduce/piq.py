@@ -1,12 +1,17 @@
 """PIQ (Parallel Issue Queuing): Figures 8(a), 8(b), 11 and 12 on the paper's platform.
 
-The experiment set (also used by ``scripts/piq_experiment.py``): every run is on the
-``ssdsim-mlc-8x8`` preset (the paper's 8 x 8 MLC SSD), preconditioned full, with SSDsim's
-device-side order (``device.scheduler.kind=ssdsim``). Two readings of where the paper's I/O
-queue of 64 sits (docs/models/piq.md): ``host_queue`` (a host queue of 64 in front of SSDsim's
-request queue of 64; the main platform) and ``shared_queue`` (the I/O queue *is* SSDsim's
-request queue). Workloads: shipped traces (addresses remapped) and the labelled synthetic
-stand-ins of the paper's Table I.
+The experiment set (also used by ``scripts/piq_experiment.py``). The main platform, ``ssdsim``,
+is the ``ssdsim-platform`` preset: the paper's 8 x 8 MLC SSD with SSDsim's request path as the
+public SSDsim fork with PIQ runs it (request queue of 64, hand-over at device events, reads first
+per chip, write acknowledged at data transfer, read-modify-write), warmed up full. NOOP there is
+SSDsim's FIFO (one request per pass), ``noop_d`` is SSDsim's NOOP-D (one per pass, only while
+every channel is idle), and RWS / PIQ_R / PIQ_W / PIQ run as the fork's PIQ does: reordered into
+conflict-free passes at every hand-over, never held, all handed over at once while every
+channel is idle (docs/models/piq.md, "Two issue rules"). Two earlier readings on the plain
+``ssdsim-mlc-8x8`` preset stay for comparison: ``host_queue`` (a host queue of 64 in front of
+SSDsim's request queue of 64) and ``shared_queue`` (the I/O queue *is* SSDsim's request queue),
+both with our batch lists. Workloads: shipped traces (addresses remapped) and the labelled
+synthetic stand-ins of the paper's Table I.
 """
 
 from __future__ import annotations
@@ -15,10 +20,13 @@ from flashlane.reproduce._core import Claim, Figure, Point, Run, get, mean, perc
 
 PAPER = "piq"
 TITLE = "PIQ: Parallel Issue Queuing for conflict-free reads and writes"
-PRESET = "ssdsim-mlc-8x8"
-
+PRESET = "ssdsim-platform"
+# The earlier readings run on the plain SSD preset with these settings on top.
+PLAIN_PRESET = "ssdsim-mlc-8x8"
 BASE = ["precondition.fill_fraction=1.0", "device.scheduler.kind=ssdsim"]
 PLATFORMS = {
+    # The preset as it is: everything is in it.
+    "ssdsim": [],
     "host_queue": [
         "host.queue_length_requests=64",
         "device.queue_depth_requests=64",
@@ -30,8 +38,18 @@ PLATFORMS = {
         "device.queue_depth_requests=512",
     ],
 }
+PLATFORM_PRESETS = {"ssdsim": PRESET, "host_queue": PLAIN_PRESET, "shared_queue": PLAIN_PRESET}
+# How the fork hands requests over under its PIQ (scheduling algorithm 1): every waiting
+# request at once, only while every channel is idle; the order is the PIQ passes'.
+FORK_PIQ = [
+    "host.scheduler.issue_rule=ssdsim_passes",
+    "host.handover_per_pass=all",
+    "host.handover_needs_idle_channels=true",
+]
 SCHEMES = {
     "noop": ["host.scheduler.kind=noop"],
+    # SSDsim's NOOP-D (scheduling algorithm 0): FIFO, one per pass, only with idle channels.
+    "noop_d": ["host.scheduler.kind=noop", "host.handover_needs_idle_channels=true"],
     "rws": ["host.scheduler.kind=rws"],
     "piq_r": ["host.scheduler.kind=piq_r"],
     "piq_w": ["host.scheduler.kind=piq_w"],
@@ -41,7 +59,8 @@ SCHEMES = {
     "piq_cycles": ["host.scheduler.kind=piq", "host.scheduler.batch_cycles=true"],
 }
 PLATFORM_SCHEMES = {
-    "host_queue": list(SCHEMES),
+    "ssdsim": ["noop", "noop_d", "rws", "piq_r", "piq_w", "piq"],
+    "host_queue": [s for s in SCHEMES if s != "noop_d"],
     # RWS never holds a request, so on the shared queue it issues exactly as NOOP does.
     "shared_queue": ["noop", "rws", "piq", "piq_cycles"],
 }
@@ -73,8 +92,9 @@ SWEEP_WORKLOADS = ["tpcc-small.mqsim", "msnfs-30s.msr.csv.gz", "piq_r346001_w153
 QUICK_SWEEP_WORKLOADS = ["piq_r484454_w15445"]
 
 # `flashlane reproduce piq --quick` runs the main platform and one stand-in only (the script's
-# --quick keeps both platforms and whole traces).
+# --quick keeps every platform and whole traces).
 FIGURE8_SCHEMES = ["rws", "piq_r", "piq_w", "piq"]
+MAIN_PLATFORM = "ssdsim"
 
 
 def stand_in_requests(quick: bool) -> tuple[int, int]:
@@ -92,12 +112,22 @@ def workload_args(workload: str, quick: bool, traces: str = "{traces}") -> list[
     return ["--profile", workload, "--max-requests", str(total), "--warmup-requests", str(warmup)]
 
 
+def scheme_settings(platform: str, scheme: str) -> list[str]:
+    """The `--set`s of one scheme on one platform: on ``ssdsim`` the RWS and PIQ kinds run as
+    the fork's PIQ does (FORK_PIQ)."""
+    settings = list(SCHEMES[scheme])
+    if platform == "ssdsim" and scheme not in ("noop", "noop_d"):
+        settings += FORK_PIQ
+    return settings
+
+
 def run_args(
     platform: str, workload: str, scheme: str, queue: int, quick: bool, traces: str = "{traces}"
 ) -> list[str]:
     """Every `flashlane run` argument of one PIQ point (without --json)."""
-    args = ["--preset", PRESET, *workload_args(workload, quick, traces)]
-    for setting in [*BASE, *PLATFORMS[platform], *SCHEMES[scheme]]:
+    args = ["--preset", PLATFORM_PRESETS[platform], *workload_args(workload, quick, traces)]
+    base = [] if PLATFORM_PRESETS[platform] == PRESET else BASE
+    for setting in [*base, *PLATFORMS[platform], *scheme_settings(platform, scheme)]:
         args += ["--set", setting]
     args += ["--set", f"host.queue_length_requests={queue}"]
     return args
@@ -105,17 +135,17 @@ def run_args(
 
 def points(quick: bool) -> list[Point]:
     if quick:
-        platforms = ["host_queue"]
+        platforms = [MAIN_PLATFORM]
         # Each run fills the drive first (seconds): one stand-in keeps --quick short.
         workloads = QUICK_STAND_INS[:1]
-        schemes = ["noop", *FIGURE8_SCHEMES]
+        schemes = ["noop", "noop_d", *FIGURE8_SCHEMES]
         sweep_workloads, queues = QUICK_SWEEP_WORKLOADS, [1, 64]
     else:
         # The main platform and the paper's five schemes: the shared-queue reading and the
         # batch-cycle variants are in scripts/piq_experiment.py (docs/results/piq.md).
-        platforms = ["host_queue"]
+        platforms = [MAIN_PLATFORM]
         workloads = [t for t, _ in TRACES] + STAND_INS
-        schemes = ["noop", *FIGURE8_SCHEMES]
+        schemes = ["noop", "noop_d", *FIGURE8_SCHEMES]
         sweep_workloads, queues = SWEEP_WORKLOADS, QUEUE_LENGTHS
     result = []
 
@@ -146,7 +176,7 @@ def figures(runs: list[Run], quick: bool) -> list[Figure]:
     fig8 = [r for r in runs if r.point.figure == "fig8"]
     index = {(r.point.configuration, r.point.workload): r for r in fig8}
     workloads = list(dict.fromkeys(r.point.workload for r in fig8))
-    platform = "host_queue"
+    platform = MAIN_PLATFORM
     schemes = [s for s in FIGURE8_SCHEMES if (f"{platform}/{s}", workloads[0]) in index]
 
     def value(scheme: str, workload: str, path: str) -> float | None:
@@ -164,8 +194,9 @@ def figures(runs: list[Run], quick: bool) -> list[Figure]:
         )
 
     caption = (
-        f"Preset {PRESET}, platform {platform} (host queue 64 in front of SSDsim's request "
-        f"queue 64), SSDsim device order, drive filled; workloads: {', '.join(workloads)}."
+        f"Preset {PRESET} (SSDsim's request queue of 64 and hand-over; NOOP = SSDsim's FIFO; "
+        "RWS and PIQ kinds as the SSDsim fork's PIQ: reordered, never held, handed over with "
+        f"idle channels), drive filled; workloads: {', '.join(workloads)}."
     )
     read, write = "latency_us.read.mean", "latency_us.write.mean"
     util = "chips.utilization"
@@ -187,6 +218,12 @@ def figures(runs: list[Run], quick: bool) -> list[Figure]:
                     -15.6,
                     -15.6,
                     mean_change("piq", read, "noop"),
+                ),
+                Claim(
+                    "PIQ read latency vs NOOP-D (SSDsim's NOOP under PIQ's hand-over rule)",
+                    -15.6,
+                    -15.6,
+                    mean_change("piq", read, "noop_d"),
                 ),
                 Claim(
                     "PIQ_R read latency vs NOOP (Sec. V-B)",
@@ -219,6 +256,12 @@ def figures(runs: list[Run], quick: bool) -> list[Figure]:
                     -28.6,
                     -28.6,
                     mean_change("piq", write, "noop"),
+                ),
+                Claim(
+                    "PIQ write latency vs NOOP-D (SSDsim's NOOP under PIQ's hand-over rule)",
+                    -28.6,
+                    -28.6,
+                    mean_change("piq", write, "noop_d"),
                 ),
                 Claim(
                     "PIQ_W write latency vs NOOP (Sec. V-B)",

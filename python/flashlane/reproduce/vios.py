@@ -1,11 +1,14 @@
-"""VIOS (variation-aware I/O scheduler): Figures 5, 6 and 7 on SSDsim's queueing, and Table 1's
-workloads as labelled synthetic stand-ins.
+"""VIOS (variation-aware I/O scheduler): Figures 5, 6 and 7 on the paper's platform, and Table
+1's workloads as labelled synthetic stand-ins.
 
-The experiment set (the same runs as ``scripts/vios_experiment.py`` on its ``ssdsim``
-platform): ``ssdsim-mlc-8x8`` with process variation on, the paper's timings (program 600 us at
-dVp = 0.3, read 20 us, erase 1.5 ms), the drive filled, SSDsim's device order with a host queue
-of 64 in front of a request queue of 64 (PIQ's ``host_queue`` reading, docs/models/vios.md),
-for NOOP, PIQ, VIOS's batches alone (``vios-``) and VIOS with variation-aware allocation.
+The experiment set: the ``ssdsim-platform`` preset (the PIQ and VIOS papers' SSD with SSDsim's
+request path: request queue of 64, hand-over at device events, reads first per chip, write
+acknowledged at data transfer, read-modify-write; drive filled) with process variation on and
+the paper's timings (program 600 us at dVp = 0.3, read 20 us, erase 1.5 ms), for NOOP (SSDsim's
+FIFO), PIQ as the public SSDsim fork runs it, VIOS's batches alone (``vios-``) and VIOS with
+variation-aware allocation; the PIQ and VIOS schedulers get the fork's PIQ hand-over (all
+waiting requests at once, only while every channel is idle). ``scripts/vios_experiment.py``
+keeps the earlier platforms (PIQ's ``host_queue`` reading on ``ssdsim-mlc-8x8``).
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from flashlane.reproduce._core import Claim, Figure, Point, Run, get, mean, perc
 
 PAPER = "vios"
 TITLE = "VIOS: a variation-aware I/O scheduler for flash SSDs"
-PRESET = "ssdsim-mlc-8x8"
+PRESET = "ssdsim-platform"
 TRACES = [
     ("financial1-head.spc", "spc"),
     ("msnfs-30s.msr.csv.gz", "msr"),
@@ -24,13 +27,20 @@ TRACES = [
     ("websearch-small.mqsim", "mqsim"),
 ]
 STAGES = [6000, 9000, 12000, 15000]
+# The fork's hand-over under its PIQ, for every scheduler that reorders.
+FORK_HANDOVER = ["host.handover_per_pass=all", "host.handover_needs_idle_channels=true"]
 CONFIGS = {
     "noop": ["host.scheduler.kind=noop"],
-    "piq": ["host.scheduler.kind=piq"],
-    "vios-": ["host.scheduler.kind=vios"],
-    "vios": ["host.scheduler.kind=vios", "ftl.block_choice=fastest_for_conflicts"],
+    "piq": ["host.scheduler.kind=piq", *piq.FORK_PIQ],
+    "vios-": ["host.scheduler.kind=vios", *FORK_HANDOVER],
+    "vios": [
+        "host.scheduler.kind=vios",
+        "ftl.block_choice=fastest_for_conflicts",
+        *FORK_HANDOVER,
+    ],
 }
-PLATFORM = ["device.scheduler.kind=ssdsim", *piq.PLATFORMS["host_queue"]]
+# Everything else is in the preset.
+PLATFORM: list[str] = []
 PAPER_TIMING = [
     "timing.page_program_ns=600000",
     "timing.page_read_ns=20000",
@@ -159,9 +169,9 @@ def figures(runs: list[Run], quick: bool) -> list[Figure]:
 
     limit = QUICK_REQUESTS if quick else FULL_REQUESTS
     caption = (
-        f"Preset {PRESET}, variation on, paper timings, drive filled, SSDsim order, host queue "
-        f"64 + request queue 64; {MAIN_STAGE} P/E cycles; first {limit} requests of "
-        f"{', '.join(workloads)}."
+        f"Preset {PRESET} (SSDsim's request path, NOOP = SSDsim's FIFO, PIQ as the SSDsim "
+        f"fork's), variation on, paper timings, drive filled; {MAIN_STAGE} P/E cycles; first "
+        f"{limit} requests of {', '.join(workloads)}."
     )
     pts = [r.point for r in runs]
     fig5 = Figure(
