@@ -1,11 +1,12 @@
 //! Command-line arguments shared by `run`, `compare` and `sweep`: the SSD and the workload.
 
 use std::path::PathBuf;
+use std::sync::OnceLock;
 
 use clap::Args;
 use flashlane_core::config::{parse_override, Config};
 use flashlane_core::run::{AddressPolicy, Replay, TraceInput};
-use flashlane_core::trace::{BlockEvent, GenericCsvSpec, ReaderOptions, TraceFormat};
+use flashlane_core::trace::{self, BlockEvent, GenericCsvSpec, ReaderOptions, TraceFormat};
 use flashlane_core::workload::{self, ArrivalSpec, SyntheticSpec};
 use flashlane_core::{Error, RunSpec};
 
@@ -20,6 +21,10 @@ pub struct DeviceArgs {
     /// Override a config value, e.g. --set ftl.overprovisioning_fraction=0.2 (repeatable).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
+    /// The --config file's text, read once: compare and sweep resolve one config per run,
+    /// and the file may be a pipe (`--config <(...)`).
+    #[arg(skip)]
+    config_text: OnceLock<String>,
 }
 
 impl DeviceArgs {
@@ -33,7 +38,18 @@ impl DeviceArgs {
         overrides.extend_from_slice(extra);
         match (&self.preset, &self.config) {
             (Some(name), _) => Config::from_preset(name, &overrides),
-            (None, Some(path)) => Config::from_file(path, &overrides),
+            (None, Some(path)) => {
+                let text = match self.config_text.get() {
+                    Some(text) => text,
+                    None => {
+                        let text = std::fs::read_to_string(path).map_err(|e| {
+                            Error::Config(format!("{}: cannot read config: {e}", path.display()))
+                        })?;
+                        self.config_text.get_or_init(|| text)
+                    }
+                };
+                Config::from_text(text, &path.display().to_string(), &overrides)
+            }
             (None, None) => Err(Error::Config("give --preset NAME or --config FILE".into())),
         }
     }
@@ -91,8 +107,9 @@ impl TraceReadArgs {
 
 #[derive(Args, Debug, Clone)]
 pub struct WorkloadArgs {
-    /// Block trace to replay (plain, gzip or zstd). Repeat (or add --profile/--synthetic) to
-    /// mix workloads, each in its own equal share of the logical space.
+    /// Block trace to replay (plain, gzip or zstd; `-` is standard input, and a pipe or FIFO
+    /// works too). Repeat (or add --profile/--synthetic) to mix workloads, each in its own
+    /// equal share of the logical space.
     #[arg(long, required_unless_present_any = ["profile", "synthetic"])]
     pub trace: Vec<PathBuf>,
     /// A named synthetic stand-in generated on the fly (`flashlane gen --list`).
@@ -154,6 +171,15 @@ impl WorkloadArgs {
                 formats.len(),
                 self.trace.len()
             )));
+        }
+        // A pipe read by one trace is empty for the next: refuse rather than replay nothing.
+        for (i, path) in self.trace.iter().enumerate() {
+            if self.trace[..i].contains(path) && trace::is_stream(path) {
+                return Err(Error::Config(format!(
+                    "--trace {} given twice: it is a pipe or standard input, which can be read only once",
+                    path.display()
+                )));
+            }
         }
         let options = self.reading.reader_options()?;
         let mut traces: Vec<TraceInput> = self

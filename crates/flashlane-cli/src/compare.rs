@@ -1,17 +1,17 @@
 //! `flashlane compare` and `flashlane sweep`: many runs of one workload on all cores, one table.
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use clap::Args;
 use flashlane_core::stats::Summary;
-use flashlane_core::Error;
+use flashlane_core::{Error, RunSpec};
 use serde::Serialize;
 
 use crate::args::{DeviceArgs, WorkloadArgs};
-use crate::output::write_json;
+use crate::output::{bytes_fill, json_text, write_all_or_none, Fill};
 
 #[derive(Args)]
 pub struct CompareArgs {
@@ -146,10 +146,23 @@ fn execute(
     }
     crate::output::check_all_writable([output.csv.as_deref(), output.json.as_deref()])?;
     // Resolve every config first, so a bad key or value stops the run before any simulation.
-    let specs = jobs
+    let configs = jobs
         .iter()
-        .map(|job| workload.spec(device.config(&job.overrides)?))
+        .map(|job| device.config(&job.overrides))
         .collect::<Result<Vec<_>, Error>>()?;
+    // One workload for every run, its files read once (a `--synthetic` spec may be a pipe);
+    // a piped trace is copied once here and each run reads the copy.
+    let mut base = workload.spec(configs[0].clone())?;
+    for input in &mut base.traces {
+        input.spill_if_stream()?;
+    }
+    let specs: Vec<RunSpec> = configs
+        .into_iter()
+        .map(|config| RunSpec {
+            config,
+            ..base.clone()
+        })
+        .collect();
     let workers = output
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
@@ -175,26 +188,38 @@ fn execute(
         .into_iter()
         .map(|r| r.unwrap_or_else(|| Err(Error::Workload("a simulation did not run".into()))))
         .collect::<Result<Vec<Summary>, Error>>()?;
-    print!("{}", table_text(&jobs, &summaries));
+    crate::output::print_report(
+        &table_text(&jobs, &summaries),
+        [output.csv.as_deref(), output.json.as_deref()],
+    );
+    // The table and the summaries are one result: both files are written, or neither.
+    let csv_text = table_csv(&jobs, &summaries);
+    let json_text = match &output.json {
+        Some(path) => Some(json_text(
+            path,
+            &Rows {
+                rows: jobs
+                    .iter()
+                    .zip(&summaries)
+                    .map(|(job, summary)| Row {
+                        host_scheduler: &summary.host_scheduler.name,
+                        key: job.swept.as_ref().map(|(k, _)| k.as_str()),
+                        value: job.swept.as_ref().map(|(_, v)| v.as_str()),
+                        summary,
+                    })
+                    .collect(),
+            },
+        )?),
+        None => None,
+    };
+    let mut outputs: Vec<(&Path, Fill)> = Vec::new();
     if let Some(path) = &output.csv {
-        write_text(path, &table_csv(&jobs, &summaries))?;
+        outputs.push((path, Box::new(bytes_fill(path, csv_text.as_bytes()))));
     }
-    if let Some(path) = &output.json {
-        let rows = Rows {
-            rows: jobs
-                .iter()
-                .zip(&summaries)
-                .map(|(job, summary)| Row {
-                    host_scheduler: &summary.host_scheduler.name,
-                    key: job.swept.as_ref().map(|(k, _)| k.as_str()),
-                    value: job.swept.as_ref().map(|(_, v)| v.as_str()),
-                    summary,
-                })
-                .collect(),
-        };
-        write_json(path, &rows)?;
+    if let (Some(path), Some(text)) = (&output.json, &json_text) {
+        outputs.push((path, Box::new(bytes_fill(path, text.as_bytes()))));
     }
-    Ok(())
+    write_all_or_none(outputs)
 }
 
 /// The compared figures of one summary, each defined in docs/summary.md.
@@ -336,8 +361,4 @@ fn table_csv(jobs: &[Job], summaries: &[Summary]) -> String {
         out.push('\n');
     }
     out
-}
-
-fn write_text(path: &std::path::Path, text: &str) -> Result<(), Error> {
-    crate::output::write_atomic(path, text.as_bytes())
 }

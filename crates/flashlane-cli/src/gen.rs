@@ -1,10 +1,13 @@
 //! `flashlane gen`: write a synthetic trace from a named profile or a spec file.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
 use flashlane_core::workload::{self, OutputFormat, SyntheticReader, SyntheticSpec};
 use flashlane_core::Error;
+
+use crate::output::{bytes_fill, write_all_or_none, Fill};
 
 #[derive(Args)]
 pub struct GenArgs {
@@ -23,7 +26,9 @@ pub struct GenArgs {
     /// Seed instead of the spec's.
     #[arg(long)]
     seed: Option<u64>,
-    /// Trace file to write (replaced atomically). The resolved spec goes to FILE.spec.toml.
+    /// Trace file to write (replaced atomically; `-`, a FIFO or a device such as /dev/stdout is
+    /// written in place). The resolved spec goes to FILE.spec.toml (not beside a FIFO or
+    /// device).
     #[arg(long, required_unless_present = "list")]
     out: Option<PathBuf>,
     /// Layout of the written trace: mqsim or msr.
@@ -71,29 +76,49 @@ pub fn run(args: GenArgs) -> Result<(), Error> {
     let out = args
         .out
         .ok_or_else(|| Error::Config("give --out FILE".into()))?;
-    crate::output::check_all_writable([Some(out.as_path()), Some(sidecar_path(&out).as_path())])?;
+    // Into a pipe or device (e.g. /dev/stdout) the trace is written in place, no spec file is
+    // put beside it (that would be /dev/stdout.spec.toml), and messages go to stderr.
+    let through = crate::output::writes_through(&out);
+    let spec_path = (!through).then(|| sidecar_path(&out));
+    crate::output::check_all_writable([Some(out.as_path()), spec_path.as_deref()])?;
     // Checks the overridden values too (e.g. --requests 0).
     let mut reader = SyntheticReader::new(&spec).map_err(|e| match e {
         Error::Config(m) => Error::Config(format!("workload spec: {m}")),
         other => other,
     })?;
     let spec_text = spec.to_toml()?;
-    let written = crate::output::write_atomically(&out, |file| {
+    let mut written = 0;
+    let trace_fill = |file: &mut dyn Write| {
         let mut next = || reader.next_record();
-        workload::write_trace(&mut next, file, format).map_err(|e| e.to_string())
-    })?;
-    let spec_path = sidecar_path(&out);
-    crate::output::write_atomically(&spec_path, |file| {
-        file.write_all(spec_text.as_bytes())
-            .map_err(|e| e.to_string())
-    })?;
-    println!("{}", spec.label);
-    println!(
-        "wrote {written} requests to {} ({}); spec in {}",
+        written = workload::write_trace(&mut next, file, format).map_err(|e| Error::Output {
+            path: out.display().to_string(),
+            message: e.to_string(),
+        })?;
+        Ok(())
+    };
+    // The trace and its spec are one result: both are written, or neither.
+    let mut outputs: Vec<(&Path, Fill)> = vec![(out.as_path(), Box::new(trace_fill))];
+    if let Some(path) = &spec_path {
+        outputs.push((path, Box::new(bytes_fill(path, spec_text.as_bytes()))));
+    }
+    write_all_or_none(outputs)?;
+    let say = |line: String| {
+        if through {
+            eprintln!("{line}");
+        } else {
+            println!("{line}");
+        }
+    };
+    say(spec.label.clone());
+    say(format!(
+        "wrote {written} requests to {} ({}){}",
         out.display(),
         format.name(),
-        spec_path.display()
-    );
+        match &spec_path {
+            Some(path) => format!("; spec in {}", path.display()),
+            None => " (not a regular file: no spec file beside it)".into(),
+        }
+    ));
     Ok(())
 }
 

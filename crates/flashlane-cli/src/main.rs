@@ -6,6 +6,7 @@ mod gen;
 mod output;
 mod progress;
 mod reproduce;
+mod signals;
 mod trace_cmd;
 
 use std::path::PathBuf;
@@ -64,6 +65,8 @@ struct RunArgs {
 fn main() -> ExitCode {
     restore_default_sigpipe();
     let cli = Cli::parse();
+    // After parsing: --help and usage errors need no handler.
+    signals::install();
     if let Command::Reproduce(args) = cli.command {
         // Python's exit status is ours (2 for its errors, which it has already printed).
         return match reproduce::run(args) {
@@ -133,7 +136,7 @@ fn run(args: RunArgs) -> Result<(), Error> {
     let summary = flashlane_core::run_with_progress(&spec, &mut |p| display.update(p));
     display.finish();
     let summary = summary?;
-    print!("{}", output::render_text(&summary));
+    output::print_report(&output::render_text(&summary), [args.json.as_deref()]);
     if let Some(path) = &args.json {
         output::write_json(path, &summary)?;
     }

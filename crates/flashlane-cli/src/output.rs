@@ -1,46 +1,436 @@
-//! Human-readable summary and JSON output files.
+//! Human-readable summary and output files.
+//!
+//! Every output file is written whole or not at all: a regular file (or a new one) through a
+//! temporary beside it, unique to this process and call, renamed over it at the end; the
+//! outputs of one command are renamed together ([`write_all_or_none`]). A FIFO, device or
+//! socket is written through, never replaced. Temporaries are registered so that a signal
+//! removes them ([`remove_temporaries`], called by `crate::signals`).
 
 use std::fmt::Write as _;
+use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard};
 
 use flashlane_core::stats::{LatencyStats, Summary};
 use flashlane_core::Error;
 
-/// Write `value` as pretty JSON to `path` atomically.
-pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<(), Error> {
-    let mut text = serde_json::to_string_pretty(value).map_err(|e| Error::Output {
+/// Temporaries that exist now. Held while a temporary is created or renamed, and by the
+/// signal handler until the process ends, so a signal never races a rename.
+static TEMPORARIES: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+fn temporaries() -> MutexGuard<'static, Vec<PathBuf>> {
+    // A panic while holding the list leaves it usable: it is only a list of paths.
+    TEMPORARIES.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Remove every registered temporary; the returned guard keeps new ones from being created
+/// or renamed until the process exits.
+pub fn remove_temporaries() -> MutexGuard<'static, Vec<PathBuf>> {
+    let mut list = temporaries();
+    for path in list.drain(..) {
+        let _ = std::fs::remove_file(path);
+    }
+    list
+}
+
+fn output_error(path: &Path, message: impl Into<String>) -> Error {
+    Error::Output {
         path: path.display().to_string(),
-        message: e.to_string(),
-    })?;
+        message: message.into(),
+    }
+}
+
+/// Where an output goes.
+enum Target {
+    /// A regular file, or none yet: filled through a temporary beside this path, then renamed
+    /// over it. For a symlink this is the file it points to (resolved), so the link stays a
+    /// link and its target is replaced atomically.
+    Replace(PathBuf),
+    /// A FIFO, character or block device or socket (`/dev/null`, a named pipe): opened and
+    /// written in place, never replaced.
+    WriteThrough(PathBuf),
+    /// A name of one of our open descriptors (`-`, `/dev/stdout`, `/dev/fd/N`), whatever it
+    /// leads to: written through that descriptor, so `>` and `>>` mean what the shell said
+    /// and later writers of the same descriptor go on after us.
+    Descriptor(i32),
+}
+
+/// The descriptor a path of the form `/proc/self/fd/N` or `/dev/fd/N` names.
+fn descriptor_of(path: &Path) -> Option<i32> {
+    let rest = path
+        .strip_prefix("/proc/self/fd")
+        .or_else(|_| path.strip_prefix("/dev/fd"))
+        .ok()?;
+    rest.to_str()?.parse().ok()
+}
+
+/// Follow `path` through symlinks (even a dangling one, whose target is then created); also
+/// the descriptor it names, if the chain passes through one (`/dev/stdout` ->
+/// `/proc/self/fd/1` -> `pipe:[...]`): such a link is no file to replace.
+fn resolve_links(path: &Path) -> Result<(PathBuf, Option<i32>), Error> {
+    let mut current = path.to_path_buf();
+    let mut descriptor = descriptor_of(&current);
+    for _ in 0..40 {
+        match std::fs::symlink_metadata(&current) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let link = std::fs::read_link(&current)
+                    .map_err(|e| output_error(path, format!("cannot read the symlink: {e}")))?;
+                current = match current.parent() {
+                    Some(dir) if link.is_relative() => dir.join(link),
+                    _ => link,
+                };
+                descriptor = descriptor.or_else(|| descriptor_of(&current));
+            }
+            _ => return Ok((current, descriptor)),
+        }
+    }
+    Err(output_error(path, "too many levels of symbolic links"))
+}
+
+/// The node an output path names: `-` is standard output, as for trace inputs.
+fn node(path: &Path) -> &Path {
+    if path.as_os_str() == "-" {
+        Path::new("/dev/stdout")
+    } else {
+        path
+    }
+}
+
+fn target(shown: &Path) -> Result<Target, Error> {
+    let path = node(shown);
+    let (resolved, descriptor) = resolve_links(path)?;
+    // The kernel follows every link here, /proc's too.
+    match (std::fs::metadata(path), descriptor) {
+        (Ok(m), _) if m.is_dir() => Err(output_error(shown, "is a directory, not a file path")),
+        (Ok(_), Some(fd)) if cfg!(unix) => Ok(Target::Descriptor(fd)),
+        (Ok(m), _) if !m.is_file() => Ok(Target::WriteThrough(path.to_path_buf())),
+        _ => Ok(Target::Replace(resolved)),
+    }
+}
+
+/// True when `path` is written in place (a FIFO, device or socket, e.g. `/dev/stdout`): a
+/// command then keeps its own messages off stdout and writes no file beside it.
+pub fn writes_through(path: &Path) -> bool {
+    matches!(
+        target(path),
+        Ok(Target::WriteThrough(_) | Target::Descriptor(_))
+    )
+}
+
+/// True when `path` is this process's standard output (`/dev/stdout`, or the file stdout is
+/// redirected to): a command writing an output there prints its text report to stderr, so
+/// the output stays clean for the next program in the pipe.
+pub fn is_stdout(path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let Ok(target) = std::fs::metadata(node(path)) else {
+            return false;
+        };
+        // SAFETY: fstat(2) fills the zeroed struct we own; fd 1 may be closed (then -1).
+        let mut stat: libc::stat = unsafe { std::mem::zeroed() };
+        if unsafe { libc::fstat(1, &mut stat) } != 0 {
+            return false;
+        }
+        // dev_t and ino_t differ in width and sign between systems.
+        #[allow(clippy::unnecessary_cast)]
+        let same = target.dev() == stat.st_dev as u64 && target.ino() == stat.st_ino as u64;
+        same
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        false
+    }
+}
+
+/// Print a command's text report: on stdout, or on stderr when one of its `outputs` is
+/// stdout itself (see [`is_stdout`]).
+pub fn print_report<'a>(text: &str, outputs: impl IntoIterator<Item = Option<&'a Path>>) {
+    if outputs.into_iter().flatten().any(is_stdout) {
+        eprint!("{text}");
+    } else {
+        print!("{text}");
+    }
+}
+
+/// A registered temporary: removed when dropped, unless renamed into place.
+struct Temporary {
+    path: PathBuf,
+}
+
+impl Temporary {
+    /// A new, empty temporary beside `target`, under a name no other process or call uses.
+    fn create(target: &Path) -> Result<(Temporary, File), String> {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let dir = target
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let name = target.file_name().ok_or("not a file path")?;
+        let mut list = temporaries();
+        loop {
+            let path = dir.join(format!(
+                ".{}.{}.{}.tmp",
+                name.to_string_lossy(),
+                std::process::id(),
+                NEXT.fetch_add(1, Ordering::Relaxed)
+            ));
+            match OpenOptions::new().write(true).create_new(true).open(&path) {
+                Ok(file) => {
+                    list.push(path.clone());
+                    return Ok((Temporary { path }, file));
+                }
+                // Left by an earlier process with our pid (killed): take the next name.
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+                Err(e) => return Err(format!("cannot write: {e}")),
+            }
+        }
+    }
+}
+
+impl Drop for Temporary {
+    fn drop(&mut self) {
+        let mut list = temporaries();
+        if let Some(i) = list.iter().position(|p| *p == self.path) {
+            list.swap_remove(i);
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+}
+
+/// Rename every temporary over its target under one hold of the list, so a signal sees all
+/// of them renamed or none. A rename fails only if the directory changed under us (the
+/// temporaries sit beside their targets); the rest are then removed.
+fn rename_all(staged: Vec<(Temporary, PathBuf, &Path)>) -> Result<(), Error> {
+    let mut list = temporaries();
+    let mut failure = None;
+    for (temp, target, shown) in &staged {
+        if failure.is_none() {
+            match std::fs::rename(&temp.path, target) {
+                Ok(()) => list.retain(|p| *p != temp.path),
+                Err(e) => failure = Some(output_error(shown, format!("cannot write: {e}"))),
+            }
+        }
+    }
+    drop(list);
+    // Dropping removes the temporaries that were not renamed.
+    drop(staged);
+    failure.map_or(Ok(()), Err)
+}
+
+/// What fills one output: writes the content, or returns the error to report.
+pub type Fill<'a> = Box<dyn FnOnce(&mut dyn Write) -> Result<(), Error> + 'a>;
+
+/// Write the outputs of one command as a unit: every regular file is filled through its
+/// temporary first, then the written-through ones (FIFOs, devices) in order, then every
+/// temporary is renamed into place together. On any error no regular output is left changed
+/// and every temporary is removed. (A FIFO or device written before the error cannot be taken
+/// back; they come last for that reason.)
+pub fn write_all_or_none(outputs: Vec<(&Path, Fill<'_>)>) -> Result<(), Error> {
+    let mut replace = Vec::new();
+    let mut through = Vec::new();
+    for (path, fill) in outputs {
+        match target(path)? {
+            Target::Replace(resolved) => replace.push((path, resolved, fill)),
+            Target::WriteThrough(node) => through.push((path, Through::Node(node), fill)),
+            Target::Descriptor(fd) => through.push((path, Through::Descriptor(fd), fill)),
+        }
+    }
+    let mut staged = Vec::with_capacity(replace.len());
+    for (shown, resolved, fill) in replace {
+        let (temp, file) = Temporary::create(&resolved).map_err(|m| output_error(shown, m))?;
+        let mut writer = BufWriter::with_capacity(1 << 16, file);
+        if let Err(e) = fill(&mut writer) {
+            // Not flushed: the temporary goes anyway.
+            let _ = writer.into_parts();
+            return Err(e);
+        }
+        let file = writer
+            .into_inner()
+            .map_err(|e| output_error(shown, e.error().to_string()))?;
+        file.sync_all()
+            .map_err(|e| output_error(shown, e.to_string()))?;
+        staged.push((temp, resolved, shown));
+    }
+    for (shown, through, fill) in through {
+        let file = through
+            .open()
+            .map_err(|e| output_error(shown, format!("cannot write: {e}")))?;
+        // A pipe whose reader is gone must not kill us before the temporaries are removed.
+        let quiet = SigpipeIgnored::new();
+        let mut writer = BufWriter::with_capacity(1 << 16, PipeWatch::new(file));
+        let result = fill(&mut writer).and_then(|()| {
+            writer
+                .flush()
+                .map_err(|e| output_error(shown, e.to_string()))
+        });
+        if let Err(e) = result {
+            // What is still buffered stays out of the node: as little as possible is written.
+            let (watch, _) = writer.into_parts();
+            if watch.broken {
+                // The reader went away (`| head`): clean up, then end as SIGPIPE ends any
+                // tool in a pipeline, quietly.
+                drop(staged);
+                drop(quiet);
+                #[cfg(unix)]
+                // SAFETY: raise(2) with SIGPIPE back at its default: the process ends here.
+                unsafe {
+                    libc::raise(libc::SIGPIPE);
+                }
+            }
+            return Err(e);
+        }
+    }
+    rename_all(staged)
+}
+
+/// What a written-through output is opened as.
+enum Through {
+    Node(PathBuf),
+    Descriptor(i32),
+}
+
+impl Through {
+    fn open(&self) -> std::io::Result<File> {
+        match self {
+            // No truncation and no rename: the node stays what it is.
+            Through::Node(node) => OpenOptions::new().write(true).open(node),
+            #[cfg(unix)]
+            Through::Descriptor(fd) => {
+                use std::os::fd::FromRawFd;
+                // SAFETY: dup(2) of a descriptor number; a failure is -1, checked below.
+                let copy = unsafe { libc::dup(*fd) };
+                if copy < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                // SAFETY: `copy` is a new descriptor that only this File owns and closes.
+                Ok(unsafe { File::from_raw_fd(copy) })
+            }
+            #[cfg(not(unix))]
+            Through::Descriptor(_) => Err(std::io::Error::other("descriptors are unix-only")),
+        }
+    }
+}
+
+/// SIGPIPE ignored while this lives (writes into a closed pipe then fail with `BrokenPipe`),
+/// back to its default (`main` sets it) after.
+struct SigpipeIgnored;
+
+impl SigpipeIgnored {
+    fn new() -> SigpipeIgnored {
+        #[cfg(unix)]
+        // SAFETY: changing a signal's disposition; no handler code runs.
+        unsafe {
+            libc::signal(libc::SIGPIPE, libc::SIG_IGN);
+        }
+        SigpipeIgnored
+    }
+}
+
+impl Drop for SigpipeIgnored {
+    fn drop(&mut self) {
+        #[cfg(unix)]
+        // SAFETY: as in `new`.
+        unsafe {
+            libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+        }
+    }
+}
+
+/// A writer that remembers whether its reader went away.
+struct PipeWatch<W: Write> {
+    inner: W,
+    broken: bool,
+}
+
+impl<W: Write> PipeWatch<W> {
+    fn new(inner: W) -> Self {
+        PipeWatch {
+            inner,
+            broken: false,
+        }
+    }
+
+    fn watch<T>(&mut self, result: std::io::Result<T>) -> std::io::Result<T> {
+        if let Err(e) = &result {
+            self.broken |= e.kind() == std::io::ErrorKind::BrokenPipe;
+        }
+        result
+    }
+}
+
+impl<W: Write> Write for PipeWatch<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let result = self.inner.write(buf);
+        self.watch(result)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        let result = self.inner.flush();
+        self.watch(result)
+    }
+}
+
+/// Write `path` alone (see [`write_all_or_none`]).
+pub fn write_atomically(
+    path: &Path,
+    fill: impl FnOnce(&mut dyn Write) -> Result<(), Error>,
+) -> Result<(), Error> {
+    write_all_or_none(vec![(path, Box::new(fill))])
+}
+
+/// Write `bytes` to `path` (see [`write_all_or_none`]).
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    write_atomically(path, bytes_fill(path, bytes))
+}
+
+/// A [`Fill`] that writes `bytes`.
+pub fn bytes_fill<'a>(
+    path: &'a Path,
+    bytes: &'a [u8],
+) -> impl FnOnce(&mut dyn Write) -> Result<(), Error> + 'a {
+    move |out| {
+        out.write_all(bytes)
+            .map_err(|e| output_error(path, e.to_string()))
+    }
+}
+
+/// `value` as pretty JSON with a final newline.
+pub fn json_text<T: serde::Serialize>(path: &Path, value: &T) -> Result<String, Error> {
+    let mut text =
+        serde_json::to_string_pretty(value).map_err(|e| output_error(path, e.to_string()))?;
     text.push('\n');
-    write_atomic(path, text.as_bytes())
+    Ok(text)
+}
+
+/// Write `value` as pretty JSON to `path` (see [`write_all_or_none`]).
+pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<(), Error> {
+    write_atomic(path, json_text(path, value)?.as_bytes())
 }
 
 /// Fail now, before any simulation, if `path` cannot be written later: it names a directory,
-/// its directory is missing, or a file cannot be created there. Probes with the same temporary
-/// file [`write_atomically`] uses and removes it, so nothing is left behind.
+/// its directory is missing, or a file cannot be created there. Probes with a temporary as
+/// [`write_all_or_none`] does and removes it, so nothing is left behind. A FIFO or device is
+/// not opened here (opening a FIFO waits for its reader).
 pub fn check_writable(path: &Path) -> Result<(), Error> {
-    let fail = |message: String| Error::Output {
-        path: path.display().to_string(),
-        message,
+    let resolved = match target(path)? {
+        Target::WriteThrough(_) | Target::Descriptor(_) => return Ok(()),
+        Target::Replace(resolved) => resolved,
     };
-    if path.is_dir() {
-        return Err(fail("is a directory, not a file path".into()));
-    }
-    let dir = path
+    let dir = resolved
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
     if !dir.is_dir() {
-        return Err(fail(format!(
-            "cannot write: directory {} does not exist",
-            dir.display()
-        )));
+        return Err(output_error(
+            path,
+            format!("cannot write: directory {} does not exist", dir.display()),
+        ));
     }
-    let temp = temp_path(path).ok_or_else(|| fail("not a file path".into()))?;
-    std::fs::File::create(&temp).map_err(|e| fail(format!("cannot write: {e}")))?;
-    let _ = std::fs::remove_file(&temp);
+    Temporary::create(&resolved).map_err(|m| output_error(path, m))?;
     Ok(())
 }
 
@@ -49,49 +439,6 @@ pub fn check_all_writable<'a>(
     paths: impl IntoIterator<Item = Option<&'a Path>>,
 ) -> Result<(), Error> {
     paths.into_iter().flatten().try_for_each(check_writable)
-}
-
-/// The temporary file `write_atomically` fills next to `path`.
-fn temp_path(path: &Path) -> Option<std::path::PathBuf> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let file_name = path.file_name()?;
-    Some(dir.join(format!(".{}.tmp", file_name.to_string_lossy())))
-}
-
-/// Write `bytes` to `path` atomically (see [`write_atomically`]).
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
-    write_atomically(path, |file| {
-        file.write_all(bytes).map_err(|e| e.to_string())
-    })
-}
-
-/// Write `path` through a temporary file in the same directory, renamed into place only when
-/// `fill` and the flush succeed: an error never leaves a half-written file.
-pub fn write_atomically<T>(
-    path: &Path,
-    fill: impl FnOnce(&mut dyn Write) -> Result<T, String>,
-) -> Result<T, Error> {
-    let fail = |message: String| Error::Output {
-        path: path.display().to_string(),
-        message,
-    };
-    let temp = temp_path(path).ok_or_else(|| fail("not a file path".into()))?;
-    let result = (|| -> Result<T, String> {
-        let file = std::fs::File::create(&temp).map_err(|e| e.to_string())?;
-        let mut writer = BufWriter::with_capacity(1 << 16, file);
-        let value = fill(&mut writer)?;
-        let file = writer.into_inner().map_err(|e| e.error().to_string())?;
-        file.sync_all().map_err(|e| e.to_string())?;
-        std::fs::rename(&temp, path).map_err(|e| e.to_string())?;
-        Ok(value)
-    })();
-    result.map_err(|e| {
-        let _ = std::fs::remove_file(&temp);
-        fail(e)
-    })
 }
 
 fn latency_row(out: &mut String, name: &str, l: &LatencyStats) {

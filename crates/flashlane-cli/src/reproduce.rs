@@ -51,8 +51,34 @@ pub fn run(args: ReproduceArgs) -> Result<u8, Error> {
     // through its native module), not through this binary.
     let mut command = Command::new(&python);
     command.args(["-m", "flashlane.reproduce"]).args(&args.args);
-    let status = command
-        .status()
-        .map_err(|e| Error::Config(format!("cannot start {shown}: {e}")))?;
-    Ok(status.code().unwrap_or(2).clamp(0, 255) as u8)
+    // Its own process group, so that SIGINT/SIGTERM reach it and its pool's workers once,
+    // through us: we forward them and wait, rather than end and leave it writing files.
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    crate::signals::child_starting();
+    let mut child = match command.spawn() {
+        Ok(child) => child,
+        Err(e) => {
+            crate::signals::child_finished();
+            return Err(Error::Config(format!("cannot start {shown}: {e}")));
+        }
+    };
+    crate::signals::child_started(child.id());
+    let status = child.wait();
+    let forwarded = crate::signals::child_finished();
+    let status = status.map_err(|e| Error::Config(format!("waiting for {shown}: {e}")))?;
+    Ok(exit_code(status, forwarded))
+}
+
+/// Our exit status: Python's, or 128 + the signal that ended it (or that we passed on).
+fn exit_code(status: std::process::ExitStatus, forwarded: Option<i32>) -> u8 {
+    #[cfg(unix)]
+    let signal = std::os::unix::process::ExitStatusExt::signal(&status).or(forwarded);
+    #[cfg(not(unix))]
+    let signal = forwarded;
+    match (status.code(), signal) {
+        (Some(code), None) => code.clamp(0, 255) as u8,
+        (_, Some(signal)) => (128 + signal).clamp(0, 255) as u8,
+        (None, None) => 2,
+    }
 }

@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
-use flashlane_core::trace::writer::{convert, ConvertOptions, WRITABLE_FORMATS};
+use flashlane_core::trace::writer::{convert_into, ConvertOptions, WRITABLE_FORMATS};
 use flashlane_core::trace::{self, TraceError, TraceFormat, TraceReader, TraceRecord, TraceStats};
 use flashlane_core::Error;
 
@@ -27,8 +27,8 @@ enum TraceCommand {
 
 #[derive(Args)]
 struct InputArgs {
-    /// Trace file (plain, gzip or zstd); for binary blktrace, the capture directory or the
-    /// common prefix of its NAME.blktrace.N files.
+    /// Trace file (plain, gzip or zstd; `-` or a pipe is read as it comes); for binary
+    /// blktrace, the capture directory or the common prefix of its NAME.blktrace.N files.
     file: PathBuf,
     #[command(flatten)]
     reading: TraceReadArgs,
@@ -50,7 +50,8 @@ struct ConvertArgs {
     /// Layout to write: mqsim, ssdsim, disksim, msr, spc or fio.
     #[arg(long)]
     to: String,
-    /// Output file (written atomically: nothing is left behind on error).
+    /// Output file (written atomically: nothing is left behind on error or signal; `-`, a
+    /// FIFO or a device such as /dev/stdout is written in place).
     out: PathBuf,
     /// Round values the target layout cannot hold (sub-sector extents, finer times, stream or
     /// device ids) instead of refusing; every rounding is counted.
@@ -110,8 +111,8 @@ impl TraceReader for DeviceFilter {
 
 fn open_input(input: &InputArgs) -> Result<Box<dyn TraceReader>, Error> {
     let format = match input.reading.formats()?.as_slice() {
-        [] => trace::detect(&input.file)?,
-        [one] => *one,
+        [] => None,
+        [one] => Some(*one),
         several => {
             return Err(Error::Config(format!(
                 "{} --format values for one trace: give one",
@@ -120,7 +121,8 @@ fn open_input(input: &InputArgs) -> Result<Box<dyn TraceReader>, Error> {
         }
     };
     let options = input.reading.reader_options()?;
-    let reader = trace::open_with(&input.file, format, &options)?;
+    // One open, detecting on the bytes the reader then reads: a pipe or `-` loses nothing.
+    let reader = trace::open_detected(&input.file, format, &options)?;
     Ok(match input.reading.device {
         Some(device) => Box::new(DeviceFilter {
             inner: reader,
@@ -134,7 +136,7 @@ fn stats(args: StatsArgs) -> Result<(), Error> {
     output::check_all_writable([args.json.as_deref()])?;
     let mut reader = open_input(&args.input)?;
     let stats = TraceStats::from_reader(&mut *reader)?;
-    print!("{}", render_stats(&stats));
+    output::print_report(&render_stats(&stats), [args.json.as_deref()]);
     if let Some(path) = &args.json {
         output::write_json(path, &stats)?;
     }
@@ -157,24 +159,38 @@ fn convert_cmd(args: ConvertArgs) -> Result<(), Error> {
         allow_lossy: args.allow_lossy,
         rebase_time: args.rebase_time,
     };
-    let report = convert(&mut *reader, to, &args.out, &options)?;
-    println!(
+    let mut report = None;
+    output::write_atomically(&args.out, |out| {
+        report = Some(convert_into(&mut *reader, to, out, &args.out, &options)?);
+        Ok(())
+    })?;
+    let report = report.ok_or_else(|| Error::Workload("conversion did not run".into()))?;
+    // Into a pipe or device such as /dev/stdout, the report goes to stderr, off the data.
+    let through = output::writes_through(&args.out);
+    let say = |line: String| {
+        if through {
+            eprintln!("{line}");
+        } else {
+            println!("{line}");
+        }
+    };
+    say(format!(
         "{} ({}) -> {} ({}): {} records",
         args.input.file.display(),
         report.from,
         args.out.display(),
         report.to,
         report.records
-    );
+    ));
     let losses = report.losses();
     if losses.is_empty() {
-        println!("  exact: every record reads back unchanged");
+        say("  exact: every record reads back unchanged".into());
     }
     for loss in losses {
-        println!("  rounded: {loss}");
+        say(format!("  rounded: {loss}"));
     }
     if report.time_shift_ns > 0 {
-        println!("  times shifted by -{} ns", report.time_shift_ns);
+        say(format!("  times shifted by -{} ns", report.time_shift_ns));
     }
     for (count, what) in [
         (report.bad_lines, "malformed input lines skipped"),
@@ -185,11 +201,11 @@ fn convert_cmd(args: ConvertArgs) -> Result<(), Error> {
         (report.clamped_backsteps, "times clamped by the reader"),
     ] {
         if count > 0 {
-            println!("  input: {count} {what}");
+            say(format!("  input: {count} {what}"));
         }
     }
     for note in &report.notes {
-        println!("  note: {note}");
+        say(format!("  note: {note}"));
     }
     Ok(())
 }

@@ -1167,6 +1167,60 @@ proptest! {
     }
 }
 
+/// Up to 10,000 records and the error that stopped them, as text.
+fn outcome(reader: Result<Box<dyn TraceReader>, TraceError>) -> (Vec<TraceRecord>, Option<String>) {
+    let mut reader = match reader {
+        Ok(reader) => reader,
+        Err(e) => return (Vec::new(), Some(e.to_string())),
+    };
+    let mut records = Vec::new();
+    for _ in 0..10_000 {
+        match reader.next_record() {
+            Ok(Some(record)) => records.push(record),
+            Ok(None) => return (records, None),
+            Err(e) => return (records, Some(e.to_string())),
+        }
+    }
+    (records, None)
+}
+
+proptest! {
+    // Through real files, so fewer cases.
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Detecting on the prefix of the one open (`open_detected`, what a pipe needs), and
+    /// reading a pipe's copy (`SpilledStream`), give exactly the records and the error that
+    /// detecting on the file and opening it again give, plain or gzip-compressed.
+    #[test]
+    fn one_open_reads_what_detect_and_reopen_read(
+        bytes in trace_like_bytes(),
+        gzip in any::<bool>(),
+    ) {
+        use std::io::Write as _;
+        let bytes = if gzip {
+            let mut encoder =
+                flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            encoder.write_all(&bytes).unwrap();
+            encoder.finish().unwrap()
+        } else {
+            bytes
+        };
+        let dir = scratch_dir("prop-one-open");
+        let path = write_file(&dir, "p.trace", &bytes);
+        let reopened = match detect(&path) {
+            Ok(format) => outcome(open_with(&path, format, &lenient())),
+            Err(e) => (Vec::new(), Some(e.to_string())),
+        };
+        let once = outcome(trace::open_detected(&path, None, &lenient()));
+        let copy = trace::SpilledStream::copy(&path).unwrap();
+        prop_assert_eq!(copy.len(), bytes.len() as u64);
+        let spilled = outcome(copy.open(&path, None, &lenient()));
+        let _ = std::fs::remove_dir_all(&dir);
+        prop_assert_eq!(&once, &reopened);
+        prop_assert_eq!(&spilled, &reopened);
+    }
+}
+
 #[test]
 fn zstd_compressed_input_is_detected_and_read() {
     let dir = scratch_dir("zstd");

@@ -296,10 +296,7 @@ fn open_trace(
     if chunk_rows == 0 {
         return Err(PyValueError::new_err("chunk_rows must be at least 1"));
     }
-    let format = match format {
-        Some(name) => parse_format(&name)?,
-        None => trace::detect(&path).map_err(|e| to_py_err(e.into()))?,
-    };
+    let format = format.map(|name| parse_format(&name)).transpose()?;
     let mut options = ReaderOptions {
         max_bad_lines,
         ..ReaderOptions::default()
@@ -313,7 +310,8 @@ fn open_trace(
                 .map_err(|e| PyValueError::new_err(format!("csv_columns {text}: {e}")))?,
         );
     }
-    let reader = trace::open_with(&path, format, &options).map_err(|e| to_py_err(e.into()))?;
+    // One open: a pipe's layout is detected on the bytes the reader then reads.
+    let reader = trace::open_detected(&path, format, &options).map_err(|e| to_py_err(e.into()))?;
     Ok(TraceChunks { reader, chunk_rows })
 }
 

@@ -3,9 +3,28 @@
 from __future__ import annotations
 
 import argparse
+import multiprocessing
+import signal
 import sys
+from types import FrameType
 
 from flashlane.reproduce import PAPERS, ReproduceError, reproduce
+
+
+def _stop(signum: int, _frame: FrameType | None) -> None:
+    """SIGTERM or SIGINT: stop now. A process pool leaving its ``with`` block by an exception
+    still runs every queued run to the end (minutes, writing files), so its workers are ended
+    first; then the exception unwinds :func:`reproduce`, which removes the output folder it
+    created, and the exit status is 128 + the signal, as a shell reports it."""
+    for child in multiprocessing.active_children():
+        child.terminate()
+    raise SystemExit(128 + signum)
+
+
+def install_signal_handlers() -> None:
+    """Stop on SIGTERM and SIGINT as :func:`_stop` says (main thread only, as Python requires)."""
+    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGINT, _stop)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -24,6 +43,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--jobs must be at least 1")
     out = args.out or f"out/reproduce-{args.paper}" + ("-quick" if args.quick else "")
     command = " ".join(["flashlane reproduce", *(argv if argv is not None else sys.argv[1:])])
+    install_signal_handlers()
     try:
         result = reproduce(
             args.paper,

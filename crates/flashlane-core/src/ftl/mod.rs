@@ -450,7 +450,7 @@ impl Ftl {
 
     /// As [`Ftl::write`], knowing the requests waiting or in service per chip (this one
     /// included; empty = unknown). A write whose chip has `claims > 1` conflicts: under
-    /// `fastest_for_conflicts` it goes to the fast stream of its plane.
+    /// `fastest_for_conflicts`, if it opens a block in its plane, it opens the fastest free one.
     pub fn write_with_claims(
         &mut self,
         lpn: u64,
@@ -505,7 +505,8 @@ impl Ftl {
         self.place_write_in(lpn, plane, false)
     }
 
-    /// Place on the normal stream of `plane`, or on its fast stream when `fast`.
+    /// Place on `plane`'s open block; a block opened for it is the fastest free one when `fast`
+    /// (under speed ordering), else the slowest.
     fn place_write_in(
         &mut self,
         lpn: u64,

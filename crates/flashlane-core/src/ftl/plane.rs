@@ -27,8 +27,6 @@ pub enum BlockState {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Frontier {
     Normal,
-    /// Variation-aware choice: conflicting host writes.
-    Fast,
     /// Pages moved by garbage collection (`ftl.gc_separate_write_block`).
     Gc,
 }
@@ -57,15 +55,13 @@ pub struct Plane {
     /// With it, fastest first (see [`Plane::allocate_page_in`]).
     free: BTreeSet<(u32, u32, u32)>,
     pub active: Option<u32>,
-    /// Open block of the fast stream (variation-aware choice only): conflicting writes.
-    pub active_fast: Option<u32>,
     /// Open block of pages moved by garbage collection (`ftl.gc_separate_write_block` only).
     pub active_gc: Option<u32>,
     /// Blocks opened so far (free blocks taken by any stream).
     pub opened_blocks: u64,
     /// Victims whose erase has not completed yet (`ftl.gc_block_release = "erase_done"`).
     pub collecting: u32,
-    /// Variation-aware choice: the normal stream opens the slowest free block.
+    /// Variation-aware choice: a block is opened from the fast or the slow end of the free set.
     speed_ordered: bool,
     pages_per_block: u32,
     /// Full blocks by valid-page count: head and tail of a list each, oldest entry first.
@@ -89,7 +85,6 @@ impl Plane {
                 .collect(),
             free: (0..blocks).map(|b| (0, 0, b)).collect(),
             active: None,
-            active_fast: None,
             active_gc: None,
             opened_blocks: 0,
             collecting: 0,
@@ -133,8 +128,8 @@ impl Plane {
         self.blocks[b as usize].next = NONE;
     }
 
-    /// Order free blocks by `speed_key(block)` (smaller = faster) before erase count, and let
-    /// the normal stream open the slowest free block, the fast stream the fastest.
+    /// Order free blocks by `speed_key(block)` (smaller = faster) before erase count: a block
+    /// opened for a conflicting write is then the fastest free block, any other the slowest.
     pub fn order_by_speed(&mut self, speed_key: impl Fn(u32) -> u32) {
         self.speed_ordered = true;
         self.free = self
@@ -150,37 +145,40 @@ impl Plane {
         self.allocate_page_in(lpn, false)
     }
 
-    /// As [`Plane::allocate_page`], on the fast stream when `fast`: its own open block, opened
-    /// from the fast end of the free set. Without speed ordering the fast stream is never used.
+    /// As [`Plane::allocate_page`], for a write that wants a fast block when `fast`: if the
+    /// write opens a block, it is the fastest free one, else the slowest. One open block per
+    /// plane either way (a second one per plane costs garbage collection a block's worth of
+    /// victims in every plane; docs/models/vios.md). Without speed ordering `fast` changes
+    /// nothing.
     pub fn allocate_page_in(&mut self, lpn: u32, fast: bool) -> Option<(u32, u32)> {
-        let frontier = if fast && self.speed_ordered {
-            Frontier::Fast
-        } else {
-            Frontier::Normal
-        };
-        self.allocate_in_frontier(lpn, frontier)
+        self.allocate_in_frontier(lpn, Frontier::Normal, fast)
     }
 
     /// Take the next free page of the garbage-collection open block (opening one as needed).
     pub fn allocate_gc_page(&mut self, lpn: u32) -> Option<(u32, u32)> {
-        self.allocate_in_frontier(lpn, Frontier::Gc)
+        self.allocate_in_frontier(lpn, Frontier::Gc, false)
     }
 
     fn open_block(&mut self, frontier: Frontier) -> &mut Option<u32> {
         match frontier {
             Frontier::Normal => &mut self.active,
-            Frontier::Fast => &mut self.active_fast,
             Frontier::Gc => &mut self.active_gc,
         }
     }
 
-    fn allocate_in_frontier(&mut self, lpn: u32, frontier: Frontier) -> Option<(u32, u32)> {
+    fn allocate_in_frontier(
+        &mut self,
+        lpn: u32,
+        frontier: Frontier,
+        fast: bool,
+    ) -> Option<(u32, u32)> {
         let block_index = match *self.open_block(frontier) {
             Some(b) => b,
             None => {
-                // Without speed ordering the first entry is the least-erased block; with it the
-                // normal stream takes the slowest (last) and the fast stream the fastest.
-                let (_, _, b) = if self.speed_ordered && frontier == Frontier::Normal {
+                // Without speed ordering the first entry is the least-erased block; with it a
+                // write that wants a fast block takes the fastest (first), any other the
+                // slowest (last).
+                let (_, _, b) = if self.speed_ordered && !fast {
                     self.free.pop_last()?
                 } else {
                     self.free.pop_first()?
@@ -396,7 +394,7 @@ mod tests {
                 .filter(|(_, b)| b.state == BlockState::Free)
                 .map(|(i, _)| i as u32)
                 .collect();
-            let open = [plane.active, plane.active_fast];
+            let open = [plane.active];
             let (b, _) = plane.allocate_page_in(lpn, lpn % 3 == 0).unwrap();
             assert!(
                 open.contains(&Some(b)) || free_before.contains(&b),
@@ -405,9 +403,13 @@ mod tests {
             taken.push(b);
         }
         assert_eq!(plane.allocate_page_in(99, false), None);
-        // Fast stream opened block 1 (key 0) first; normal stream block 2 (key 5).
-        assert_eq!(taken[0], 1);
-        assert_eq!(taken[1], 2);
+        // Page 0 wants a fast block and opens block 1 (key 0); page 1 fills that open block
+        // (one open block per plane); page 2 does not want a fast block: it opens the slowest,
+        // block 2 (key 5), and page 3 (fast) fills it.
+        assert_eq!(taken[..4], [1, 1, 2, 2]);
+        // Page 4 opens the slowest free block left (4, key 4); page 6 (fast) the fastest (3).
+        assert_eq!(taken[4], 4);
+        assert_eq!(taken[6], 3);
         // Empty block 1 and erase it as slowest: the normal stream must open it next.
         plane.invalidate(1, 0);
         plane.invalidate(1, 1);

@@ -168,8 +168,8 @@ pub struct VariationCounters {
     /// Host page writes whose chip had other requests waiting or in service (the allocation
     /// conflict: `claims_per_chip[chip] > 1`).
     pub conflict_writes: u64,
-    /// Host page writes sent to the fast stream (conflicting writes under
-    /// `fastest_for_conflicts`).
+    /// Host page writes that asked for a fast block (conflicting writes under
+    /// `fastest_for_conflicts`; such a write that opens a block opens the fastest free one).
     pub fast_stream_writes: u64,
     /// Sum of the program latencies of host page writes, ns.
     pub host_program_ns_sum: u64,
@@ -349,7 +349,7 @@ pub struct VariationStats {
     /// Share of host page writes whose chip had other requests waiting or in service when the
     /// page was allocated (the allocation-time conflict).
     pub conflict_write_fraction: f64,
-    /// Share of host page writes sent to the fast stream (`fastest_for_conflicts`).
+    /// Share of host page writes that asked for a fast block (`fastest_for_conflicts`).
     pub fast_stream_write_fraction: f64,
     /// Mean array program time of host page writes, us.
     pub mean_host_program_us: f64,

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use super::spill::{self, Counters, Recorder, Replayed};
-use crate::trace::{self, ReaderOptions, TraceFormat, TraceReader, TraceRecord};
+use crate::trace::{self, ReaderOptions, SpilledStream, TraceFormat, TraceReader, TraceRecord};
 use crate::workload::{SyntheticReader, SyntheticSpec};
 use crate::Error;
 
@@ -22,6 +22,9 @@ pub struct TraceInput {
     pub device: Option<u32>,
     /// Generate the records from this spec instead of reading `path`.
     pub synthetic: Option<SyntheticSpec>,
+    /// A pipe's bytes, copied once by [`TraceInput::spill_if_stream`] and read from there;
+    /// shared by clones, so every run of a comparison reads the one copy.
+    pub spilled: Option<SpilledStream>,
 }
 
 impl TraceInput {
@@ -32,7 +35,17 @@ impl TraceInput {
             options: ReaderOptions::default(),
             device: None,
             synthetic: None,
+            spilled: None,
         }
+    }
+
+    /// Copy the input now if it is a pipe, FIFO or standard input (see [`trace::is_stream`]),
+    /// so that it can be read more than once; files are left alone.
+    pub fn spill_if_stream(&mut self) -> Result<(), Error> {
+        if self.synthetic.is_none() && self.spilled.is_none() && trace::is_stream(&self.path) {
+            self.spilled = Some(SpilledStream::copy(&self.path)?);
+        }
+        Ok(())
     }
 
     /// A synthetic workload reported under `name` (its records are generated, not read).
@@ -49,14 +62,12 @@ impl TraceInput {
                 spec,
             )?)));
         }
-        let format = match self.format {
-            Some(f) => f,
-            None => trace::detect(&self.path)?,
+        // One open: a pipe's layout is detected on the bytes its reader then reads.
+        let reader = match &self.spilled {
+            Some(copy) => copy.open(&self.path, self.format, &self.options)?,
+            None => trace::open_detected(&self.path, self.format, &self.options)?,
         };
-        Ok(RecordStream::Trace(
-            format,
-            trace::open_with(&self.path, format, &self.options)?,
-        ))
+        Ok(RecordStream::Trace(reader.format(), reader))
     }
 }
 
@@ -233,11 +244,17 @@ impl Inputs {
         let share = capacity_bytes / traces.len() as u64 / page_bytes * page_bytes;
         let mut sources = Vec::with_capacity(traces.len());
         for (i, input) in traces.iter().enumerate() {
-            let reader = input.open()?;
+            let mut input = input.clone();
+            if policy == AddressPolicy::Remap {
+                // The remap pre-pass reads the input before the pass proper: a pipe is copied
+                // first. (A recording pass needs no copy: `rewind` replays its own.)
+                input.spill_if_stream()?;
+            }
             let remap_pages = match policy {
-                AddressPolicy::Remap => Some(distinct_pages(input, page_bytes)?),
+                AddressPolicy::Remap => Some(distinct_pages(&input, page_bytes)?),
                 _ => None,
             };
+            let reader = input.open()?;
             let report = SourceReport {
                 path: input.path.display().to_string(),
                 format: reader.format_name().to_string(),
@@ -247,7 +264,7 @@ impl Inputs {
                 ..SourceReport::default()
             };
             sources.push(Source {
-                input: input.clone(),
+                input,
                 reader,
                 base_ns: None,
                 lookahead: None,
@@ -302,6 +319,21 @@ impl Inputs {
         if let Some(replay) = self.recorder.take().and_then(|r| r.into_replay(path)) {
             self.replay = Some(replay);
             return Ok(self);
+        }
+        // No copy: the inputs are opened again, which a pipe cannot be.
+        if let Some(source) = self.sources.iter().find(|s| {
+            s.input.synthetic.is_none()
+                && s.input.spilled.is_none()
+                && trace::is_stream(&s.input.path)
+        }) {
+            return Err(Error::Workload(format!(
+                "{}: a pipe or standard input can be read only once, and the copy of its \
+                 records for the run after the footprint pass could not be kept (over {} GiB, \
+                 or no temporary file in {}); save the trace to a file and pass that",
+                source.input.path.display(),
+                spill::MAX_SPILL_BYTES >> 30,
+                std::env::temp_dir().display()
+            )));
         }
         let mut sources = Vec::with_capacity(self.sources.len());
         for source in self.sources {

@@ -334,16 +334,33 @@ impl BlktraceReader {
     pub fn open(path: &Path, options: &ReaderOptions) -> Result<Self, TraceError> {
         let mut files = Vec::new();
         for file in blktrace_files(path)? {
-            files.push(CpuFile {
-                input: open_decompressed(&file)?,
-                path: file,
+            files.push((open_decompressed(&file)?, file));
+        }
+        Ok(Self::from_files(path, files, options))
+    }
+
+    /// Reads one per-CPU file's events from an open (decompressed) stream, e.g. a pipe.
+    pub fn from_stream(path: PathBuf, input: Box<dyn BufRead>, options: &ReaderOptions) -> Self {
+        Self::from_files(&path.clone(), vec![(input, path)], options)
+    }
+
+    fn from_files(
+        path: &Path,
+        inputs: Vec<(Box<dyn BufRead>, PathBuf)>,
+        options: &ReaderOptions,
+    ) -> Self {
+        let files: Vec<CpuFile> = inputs
+            .into_iter()
+            .map(|(input, path)| CpuFile {
+                input,
+                path,
                 big_endian: None,
                 events: 0,
                 byte_offset: 0,
                 skipped_events: 0,
-            });
-        }
-        Ok(BlktraceReader {
+            })
+            .collect();
+        BlktraceReader {
             path: path.to_path_buf(),
             pending: vec![None; files.len()],
             files,
@@ -356,7 +373,7 @@ impl BlktraceReader {
             checks: RecordChecks::new(options.backstep_tolerance_ns),
             max_bad_lines: options.max_bad_lines,
             bad_lines: 0,
-        })
+        }
     }
 
     /// Reads file `index` ahead by one request, spending the bad-event budget as needed.

@@ -15,7 +15,7 @@ use super::spc::SpcLayout;
 use super::{open_decompressed, BlockEvent, ReaderOptions, TraceError, TraceFormat};
 
 /// At most this much decompressed text is examined ...
-const SNIFF_BYTES: u64 = 64 * 1024;
+pub(crate) const SNIFF_BYTES: u64 = 64 * 1024;
 /// ... and at most this many lines of it.
 const SNIFF_LINES: usize = 100;
 
@@ -80,6 +80,10 @@ fn extension_format(path: &Path) -> Option<TraceFormat> {
 /// capture; so is a file starting with the blktrace magic. Text is tried against every text
 /// layout (all but generic-csv). No fit, or several fits that the file extension does not
 /// settle, is an error that names the layouts.
+///
+/// This reads the start of `path`: for a pipe or standard input, whose bytes can be read only
+/// once, open the trace with [`super::open_detected`], which detects on the same bytes it
+/// then reads.
 pub fn detect(path: &Path) -> Result<TraceFormat, TraceError> {
     let error = |message: String| TraceError::File {
         path: path.to_path_buf(),
@@ -95,16 +99,27 @@ pub fn detect(path: &Path) -> Result<TraceFormat, TraceError> {
         .take(SNIFF_BYTES)
         .read_to_end(&mut sample)
         .map_err(|e| error(format!("read error: {e}")))?;
-    if has_blktrace_magic(&sample) {
+    detect_sample(path, &sample)
+}
+
+/// Decides the layout of `path` from `sample`, its first (at most [`SNIFF_BYTES`])
+/// decompressed bytes.
+pub(crate) fn detect_sample(path: &Path, sample: &[u8]) -> Result<TraceFormat, TraceError> {
+    let error = |message: String| TraceError::File {
+        path: path.to_path_buf(),
+        message,
+    };
+    let mut sample = sample;
+    if has_blktrace_magic(sample) {
         return Ok(TraceFormat::Blktrace);
     }
     if sample.len() as u64 == SNIFF_BYTES {
         // The sample may end mid-line; judge whole lines only.
-        let end = memchr::memrchr(b'\n', &sample).map_or(0, |i| i + 1);
-        sample.truncate(end);
+        let end = memchr::memrchr(b'\n', sample).map_or(0, |i| i + 1);
+        sample = &sample[..end];
     }
-    if let Some(end) = memchr::memchr_iter(b'\n', &sample).nth(SNIFF_LINES - 1) {
-        sample.truncate(end + 1);
+    if let Some(end) = memchr::memchr_iter(b'\n', sample).nth(SNIFF_LINES - 1) {
+        sample = &sample[..end + 1];
     }
     if sample.iter().all(u8::is_ascii_whitespace) {
         return Err(error(
@@ -124,7 +139,7 @@ pub fn detect(path: &Path) -> Result<TraceFormat, TraceError> {
     let mut fits = Vec::new();
     let mut tried = Vec::new();
     for format in candidates {
-        match trial_format(path, &sample, format) {
+        match trial_format(path, sample, format) {
             Ok(()) => fits.push(format),
             Err(why) => tried.push(format!("{format} ({why})")),
         }

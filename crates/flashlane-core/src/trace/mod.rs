@@ -21,6 +21,8 @@ use std::fmt;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 pub use analysis::{StatsBuilder, TraceStats};
 pub use ascii::AsciiReader;
@@ -32,7 +34,9 @@ pub use fio::FioReader;
 pub use generic_csv::{AddressUnit, Delimiter, GenericCsvReader, GenericCsvSpec, TimeUnit};
 pub use msr::MsrReader;
 pub use spc::SpcReader;
-pub use writer::{convert, ConvertError, ConvertOptions, ConvertReport, WRITABLE_FORMATS};
+pub use writer::{
+    convert, convert_into, ConvertError, ConvertOptions, ConvertReport, WRITABLE_FORMATS,
+};
 
 /// Direction of a block request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -215,22 +219,64 @@ impl Default for ReaderOptions {
     }
 }
 
-/// Open `path` (plain, gzip or zstd, told apart by magic bytes) as a buffered byte stream.
-pub fn open_decompressed(path: &Path) -> Result<Box<dyn BufRead>, TraceError> {
-    let file_error = |e: std::io::Error| TraceError::File {
+/// True when `path` names standard input: `-`.
+pub fn is_stdin(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// True when `path` can be read only once: standard input (`-`), a pipe or FIFO (`/dev/stdin`
+/// under a pipe, `<(zcat ...)`), a socket or a character device. Such an input is read
+/// through once ([`open_detected`]) or copied once ([`SpilledStream`]), never reopened.
+pub fn is_stream(path: &Path) -> bool {
+    is_stdin(path) || std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
+}
+
+/// The raw bytes of `path`: standard input for `-`, else the file.
+fn open_raw(path: &Path) -> Result<Box<dyn Read>, TraceError> {
+    if is_stdin(path) {
+        return Ok(Box::new(std::io::stdin()));
+    }
+    let file = File::open(path).map_err(|e| TraceError::File {
         path: path.to_path_buf(),
         message: e.to_string(),
+    })?;
+    Ok(Box::new(file))
+}
+
+/// `raw` as a buffered byte stream, decompressed when its first bytes are the gzip or zstd
+/// magic. Only the buffered prefix is examined, so a pipe works as well as a file.
+fn decompress(path: &Path, mut raw: Box<dyn Read>) -> Result<Box<dyn BufRead>, TraceError> {
+    let file_error = |e: std::io::Error| TraceError::File {
+        path: path.to_path_buf(),
+        message: format!("read error: {e}"),
     };
-    let mut file = BufReader::with_capacity(1 << 16, File::open(path).map_err(file_error)?);
-    let magic = file.fill_buf().map_err(file_error)?;
+    // A pipe may hand over fewer bytes than the magic in one read: read until four or the end.
+    let mut magic = [0u8; 4];
+    let mut got = 0;
+    while got < magic.len() {
+        match raw.read(&mut magic[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(file_error(e)),
+        }
+    }
+    let magic = &magic[..got];
+    let input = BufReader::with_capacity(1 << 16, std::io::Cursor::new(magic.to_vec()).chain(raw));
     let stream: Box<dyn Read> = if magic.starts_with(&[0x1f, 0x8b]) {
-        Box::new(flate2::bufread::MultiGzDecoder::new(file))
+        Box::new(flate2::bufread::MultiGzDecoder::new(input))
     } else if magic.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
-        Box::new(zstd::stream::read::Decoder::with_buffer(file).map_err(file_error)?)
+        Box::new(zstd::stream::read::Decoder::with_buffer(input).map_err(file_error)?)
     } else {
-        return Ok(Box::new(file));
+        return Ok(Box::new(input));
     };
     Ok(Box::new(BufReader::with_capacity(1 << 16, stream)))
+}
+
+/// Open `path` (plain, gzip or zstd, told apart by magic bytes; `-` is standard input) as a
+/// buffered byte stream.
+pub fn open_decompressed(path: &Path) -> Result<Box<dyn BufRead>, TraceError> {
+    decompress(path, open_raw(path)?)
 }
 
 /// Open a trace in the given layout with default [`ReaderOptions`].
@@ -245,33 +291,201 @@ pub fn open_with(
     format: TraceFormat,
     options: &ReaderOptions,
 ) -> Result<Box<dyn TraceReader>, TraceError> {
+    open_detected(path, Some(format), options)
+}
+
+/// Open a trace, opening `path` once: its layout (when `format` is `None`) is detected on a
+/// buffered prefix of the decompressed bytes, which the reader then reads on from, so a pipe
+/// or standard input (`-`) loses nothing. A capture directory or per-CPU prefix is binary
+/// blktrace; so is content that starts with its magic.
+pub fn open_detected(
+    path: &Path,
+    format: Option<TraceFormat>,
+    options: &ReaderOptions,
+) -> Result<Box<dyn TraceReader>, TraceError> {
+    if !is_stream(path)
+        && !path.is_file()
+        && matches!(format, None | Some(TraceFormat::Blktrace))
+        && (path.is_dir() || blktrace_files(path).is_ok())
+    {
+        return Ok(Box::new(BlktraceReader::open(path, options)?));
+    }
+    if format == Some(TraceFormat::GenericCsv) && options.generic_csv.is_none() {
+        // Before opening: a missing spec must not consume a pipe.
+        return Err(generic_csv_needs_spec(path));
+    }
+    open_bytes(path, open_raw(path)?, format, options)
+}
+
+fn generic_csv_needs_spec(path: &Path) -> TraceError {
+    TraceError::File {
+        path: path.to_path_buf(),
+        message: "layout generic-csv needs a column spec (see docs/traces.md)".into(),
+    }
+}
+
+/// A reader over `raw`, the undecompressed bytes of `path`, detecting the layout on a buffered
+/// prefix when `format` is `None`.
+fn open_bytes(
+    path: &Path,
+    raw: Box<dyn Read>,
+    format: Option<TraceFormat>,
+    options: &ReaderOptions,
+) -> Result<Box<dyn TraceReader>, TraceError> {
+    let mut input = decompress(path, raw)?;
+    let format = match format {
+        Some(format) => format,
+        None => {
+            let mut sample = Vec::new();
+            (&mut input)
+                .take(detect::SNIFF_BYTES)
+                .read_to_end(&mut sample)
+                .map_err(|e| TraceError::File {
+                    path: path.to_path_buf(),
+                    message: format!("read error: {e}"),
+                })?;
+            let format = detect::detect_sample(path, &sample)?;
+            // The reader starts again at the first byte: the sample, then the rest.
+            input = Box::new(std::io::Cursor::new(sample).chain(input));
+            format
+        }
+    };
+    reader_for(path, format, input, options)
+}
+
+/// The reader of `format` over the decompressed stream `input` of `path`.
+fn reader_for(
+    path: &Path,
+    format: TraceFormat,
+    input: Box<dyn BufRead>,
+    options: &ReaderOptions,
+) -> Result<Box<dyn TraceReader>, TraceError> {
     let owned = path.to_path_buf();
     Ok(match format {
-        TraceFormat::Blktrace => Box::new(BlktraceReader::open(path, options)?),
+        TraceFormat::Blktrace => Box::new(BlktraceReader::from_stream(owned, input, options)),
         TraceFormat::GenericCsv => {
             let Some(spec) = options.generic_csv.clone() else {
-                return Err(TraceError::File {
-                    path: owned,
-                    message: "layout generic-csv needs a column spec (see docs/traces.md)".into(),
-                });
+                return Err(generic_csv_needs_spec(path));
             };
-            let input = open_decompressed(path)?;
             Box::new(GenericCsvReader::new(owned, input, spec, options))
         }
         TraceFormat::Mqsim | TraceFormat::Ssdsim | TraceFormat::Disksim => {
-            let input = open_decompressed(path)?;
             Box::new(AsciiReader::with_options(owned, input, format, options))
         }
-        TraceFormat::Msr => Box::new(MsrReader::new(owned, open_decompressed(path)?, options)),
-        TraceFormat::Spc => Box::new(SpcReader::new(owned, open_decompressed(path)?, options)),
-        TraceFormat::Blkparse => Box::new(BlkparseReader::new(
-            owned,
-            open_decompressed(path)?,
-            options,
-        )),
-        TraceFormat::Fio => Box::new(FioReader::new(owned, open_decompressed(path)?, options)),
-        TraceFormat::Diskmon => {
-            Box::new(DiskmonReader::new(owned, open_decompressed(path)?, options))
-        }
+        TraceFormat::Msr => Box::new(MsrReader::new(owned, input, options)),
+        TraceFormat::Spc => Box::new(SpcReader::new(owned, input, options)),
+        TraceFormat::Blkparse => Box::new(BlkparseReader::new(owned, input, options)),
+        TraceFormat::Fio => Box::new(FioReader::new(owned, input, options)),
+        TraceFormat::Diskmon => Box::new(DiskmonReader::new(owned, input, options)),
     })
+}
+
+/// The bytes of a stream (see [`is_stream`]) copied once, as they came (still compressed),
+/// into an unnamed temporary file, so that a command that reads its input twice (a remap or
+/// footprint pre-pass, several runs) reads the copy. The file is unlinked as soon as it is
+/// created: nothing is left on disk on any exit, even a kill.
+#[derive(Debug, Clone)]
+pub struct SpilledStream {
+    file: Arc<File>,
+    bytes: u64,
+}
+
+impl SpilledStream {
+    /// Copy all of `path` (`-` = standard input).
+    pub fn copy(path: &Path) -> Result<SpilledStream, TraceError> {
+        let fail = |message: String| TraceError::File {
+            path: path.to_path_buf(),
+            message,
+        };
+        let mut raw = open_raw(path)?;
+        let dir = std::env::temp_dir();
+        let mut file = unnamed_temp_file(&dir).map_err(|e| {
+            fail(format!(
+                "a pipe must be copied to be read twice, and no temporary file could be \
+                 created in {}: {e}; save the input to a file and pass that",
+                dir.display()
+            ))
+        })?;
+        let bytes = std::io::copy(&mut raw, &mut file).map_err(|e| {
+            fail(format!(
+                "copying the pipe to a temporary file in {}: {e}; save the input to a file \
+                 and pass that",
+                dir.display()
+            ))
+        })?;
+        Ok(SpilledStream {
+            file: Arc::new(file),
+            bytes,
+        })
+    }
+
+    /// Bytes copied.
+    pub fn len(&self) -> u64 {
+        self.bytes
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.bytes == 0
+    }
+
+    /// Open the copy from its first byte as the trace `path` (each call reads independently).
+    pub fn open(
+        &self,
+        path: &Path,
+        format: Option<TraceFormat>,
+        options: &ReaderOptions,
+    ) -> Result<Box<dyn TraceReader>, TraceError> {
+        if format == Some(TraceFormat::GenericCsv) && options.generic_csv.is_none() {
+            return Err(generic_csv_needs_spec(path));
+        }
+        let raw = PositionedReader {
+            file: Arc::clone(&self.file),
+            position: 0,
+        };
+        open_bytes(path, Box::new(raw), format, options)
+    }
+}
+
+/// Reads a shared file from its own position (positioned reads), so readers of one copy on
+/// several threads never disturb each other.
+struct PositionedReader {
+    file: Arc<File>,
+    position: u64,
+}
+
+impl Read for PositionedReader {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        #[cfg(unix)]
+        let n = std::os::unix::fs::FileExt::read_at(&*self.file, buf, self.position)?;
+        #[cfg(windows)]
+        let n = std::os::windows::fs::FileExt::seek_read(&*self.file, buf, self.position)?;
+        self.position += n as u64;
+        Ok(n)
+    }
+}
+
+/// A new file in `dir` that no other process can name: created exclusively, then unlinked.
+fn unnamed_temp_file(dir: &Path) -> std::io::Result<File> {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    loop {
+        let path = dir.join(format!(
+            "flashlane-stream-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        match std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&path)
+        {
+            Ok(file) => {
+                std::fs::remove_file(&path)?;
+                return Ok(file);
+            }
+            // A file left by an earlier process of the same pid: take the next name.
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(e),
+        }
+    }
 }

@@ -14,9 +14,9 @@
 //! | spc | 1 ns (s with 9 decimals) | sector | byte | yes | no |
 //! | fio (v3) | 1 ms | byte | byte | by first appearance | no |
 
-use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde::{Deserialize, Serialize};
 
@@ -428,18 +428,49 @@ pub fn convert(
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    // Same directory as the target, so the final rename cannot cross file systems.
+    // Same directory as the target, so the final rename cannot cross file systems; unique per
+    // process and call, so two conversions to one target never share a temporary.
+    static NEXT: AtomicU64 = AtomicU64::new(0);
     let mut temp = TempFile {
         path: dir.join(format!(
-            ".{}.{}.tmp",
+            ".{}.{}.{}.tmp",
             file_name.to_string_lossy(),
-            std::process::id()
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
         )),
         keep: false,
     };
-    let file = File::create(&temp.path).map_err(io_error)?;
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&temp.path)
+        .map_err(io_error)?;
     let mut out = BufWriter::with_capacity(1 << 16, file);
+    let report = convert_into(reader, to, &mut out, out_path, options)?;
+    let file = out.into_inner().map_err(|e| io_error(e.into_error()))?;
+    file.sync_all().map_err(io_error)?;
+    drop(file);
+    std::fs::rename(&temp.path, out_path).map_err(io_error)?;
+    temp.keep = true;
+    Ok(report)
+}
 
+/// As [`convert`], into `out` (which the caller flushes and commits); `out_path` names the
+/// output in errors. On an error, what was written to `out` is to be discarded.
+pub fn convert_into(
+    reader: &mut dyn TraceReader,
+    to: TraceFormat,
+    out: &mut dyn Write,
+    out_path: &Path,
+    options: &ConvertOptions,
+) -> Result<ConvertReport, ConvertError> {
+    if !is_writable(to) {
+        return Err(ConvertError::NotWritable(to));
+    }
+    let io_error = |e: std::io::Error| ConvertError::Io {
+        path: out_path.to_path_buf(),
+        message: e.to_string(),
+    };
     let mut report = ConvertReport {
         from: reader.format().name().to_string(),
         to: to.name().to_string(),
@@ -451,7 +482,7 @@ pub fn convert(
         fio_devices: Vec::new(),
         last_time_ns: 0,
     };
-    encoder.header(&mut out).map_err(io_error)?;
+    encoder.header(out).map_err(io_error)?;
     let mut shift = None;
     while let Some(record) = reader.next_record()? {
         report.records += 1;
@@ -482,18 +513,13 @@ pub fn convert(
                 ),
             });
         }
-        encoder.record(&mut out, &fitted).map_err(io_error)?;
+        encoder.record(out, &fitted).map_err(io_error)?;
     }
     report.time_shift_ns = shift.unwrap_or(0);
     report.bad_lines = reader.bad_lines();
     report.skipped_events = reader.skipped_events();
     report.clamped_backsteps = reader.clamped_backsteps();
-    encoder.footer(&mut out).map_err(io_error)?;
-    let file = out.into_inner().map_err(|e| io_error(e.into_error()))?;
-    file.sync_all().map_err(io_error)?;
-    drop(file);
-    std::fs::rename(&temp.path, out_path).map_err(io_error)?;
-    temp.keep = true;
+    encoder.footer(out).map_err(io_error)?;
     Ok(report)
 }
 
