@@ -140,6 +140,15 @@ MAPPING = [
     ("ftl.allocation", "allocation = 1, static_allocation = 1"),
     ("host.queue_length_requests", "queue_length"),
     ("(no write cache)", "dram capacity = 0 (no_buffer_distribute_*)"),
+    # SSDsim's request path has no switch for these; ssdsim-platform sets each to SSDsim's rule
+    # (docs/models/ssd-model.md, "SSDsim's platform rules")
+    ("host.queue_includes_outstanding", "(always: queue_length counts requests in service)"),
+    ("device.scheduler", "(always: reads first per chip, whole chip busy; flash.c: process)"),
+    ("device.write_completion", "(always: a write completes at its data transfer's end)"),
+    ("ftl.partial_page_writes", "(always: read-modify-write; allocate_location)"),
+    ("host.handover_at / handover_per_pass", "(always: per loop pass; varies by algorithm)"),
+    ("host.handover_needs_idle_channels", "(algorithms 0 and 1: no_buffer_distribute_s)"),
+    ("device.queue_depth_requests", "(none: every distributed sub-request is queued)"),
     ("(no multi-plane / interleave)", "advanced command = 0"),
     ("precondition (case)", "aged, aged ratio (make_aged)"),
     ("(variant)", "scheduling algorithm"),
