@@ -894,6 +894,7 @@ def main() -> int:
             f"flashlane side: stand-in settings on `{STAND_IN_PRESET}` "
             f"(`{PLATFORM_PRESET}` not used).\n"
         )
+        print(report[-1], flush=True)
     for case in selected:
         print(f"ssdsim_validate: {case.name} ...", file=sys.stderr, flush=True)
         config = preset_config(preset, case.overrides)
