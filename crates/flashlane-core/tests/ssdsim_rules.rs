@@ -257,6 +257,7 @@ fn the_platform_preset_gathers_the_rules() {
         "write_completion = \"data_transferred\"",
         "partial_page_writes = \"read_modify_write\"",
         "kind = \"ssdsim\"",
+        "arbitration = \"ssdsim_order\"",
         "fill_fraction = 1.0",
     ] {
         assert!(text.contains(line), "ssdsim-platform lacks {line}");

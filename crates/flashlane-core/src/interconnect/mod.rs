@@ -191,6 +191,11 @@ pub enum BusArbitration {
     /// commands, then program sequences; MQSim's scheduler issues new commands only once no
     /// read data waits for the channel (docs/models/venice.md, "Platform").
     DataOutFirst,
+    /// SSDsim's order (`flash.c: process` on an idle channel): commands first
+    /// (`services_2_r_wait`), then the data of a finished read of the lowest-numbered chip
+    /// (`services_2_r_data_trans` scans the channel's chips in order, not by age), then program
+    /// sequences in arrival order (`services_2_write`).
+    SsdsimOrder,
 }
 
 impl BusArbitration {
@@ -306,8 +311,9 @@ struct Waiting {
 }
 
 /// One link: busy until `busy_until_ns`; waiting transfers in three classes, each first come,
-/// first served, served in the order [`BusArbitration`] gives. Under `CommandsFirst`, `data`
-/// holds data out and program sequences together (arrival order) and `programs` stays empty.
+/// first served (data out under `SsdsimOrder`: lowest die, so lowest chip, first), served in
+/// the order [`BusArbitration`] gives. Under `CommandsFirst`, `data` holds data out and
+/// program sequences together (arrival order) and `programs` stays empty.
 #[derive(Debug, Clone, Default)]
 struct Link {
     busy_until_ns: u64,
@@ -439,9 +445,10 @@ impl Links {
         }
         match (what, arbitration) {
             (Transfer::Command | Transfer::ReadCommand, _) => l.commands.push_back(waiting),
-            (Transfer::ProgramIn { .. }, BusArbitration::DataOutFirst) => {
-                l.programs.push_back(waiting)
-            }
+            (
+                Transfer::ProgramIn { .. },
+                BusArbitration::DataOutFirst | BusArbitration::SsdsimOrder,
+            ) => l.programs.push_back(waiting),
             (Transfer::DataOut { .. } | Transfer::ProgramIn { .. }, _) => l.data.push_back(waiting),
         }
         // The first waiter asks for a wake-up when the link frees; later ones ride on it.
@@ -466,6 +473,15 @@ impl Links {
                 .data
                 .pop_front()
                 .or_else(|| l.commands.pop_front())
+                .or_else(|| l.programs.pop_front()),
+            BusArbitration::SsdsimOrder => l
+                .commands
+                .pop_front()
+                .or_else(|| {
+                    // Dies are numbered chip-major: the lowest die is on the lowest chip.
+                    let lowest = (0..l.data.len()).min_by_key(|&i| l.data[i].die)?;
+                    l.data.remove(lowest)
+                })
                 .or_else(|| l.programs.pop_front()),
         }?;
         granted.push(self.grant(now_ns, link, next));
@@ -494,6 +510,27 @@ mod tests {
             block_erase_ns: 0,
             channel_bytes_per_ns: 1.0,
         }
+    }
+
+    #[test]
+    fn ssdsim_order_serves_commands_then_the_lowest_chip_s_data_then_programs() {
+        let mut links = Links::new(1, &timing()).with_arbitration(BusArbitration::SsdsimOrder);
+        // Busy 0..100; then, while it is busy: a program of die 0, data of die 5, data of
+        // die 2, a command of die 7. Served at 100: the command (10 ns), then die 2's data
+        // (older die 5 waits: chip order), then die 5's, then the program.
+        let _ = links.acquire(0, 0, 9, Transfer::DataOut { bytes: 100 });
+        let _ = links.acquire(1, 0, 0, Transfer::ProgramIn { bytes: 10 });
+        let _ = links.acquire(2, 0, 5, Transfer::DataOut { bytes: 10 });
+        let _ = links.acquire(3, 0, 2, Transfer::DataOut { bytes: 10 });
+        let _ = links.acquire(4, 0, 7, Transfer::Command);
+        let mut order = Vec::new();
+        let mut at = Some(100);
+        while let Some(now) = at {
+            let mut granted = Vec::new();
+            at = links.wake(now, 0, &mut granted);
+            order.extend(granted.iter().map(|g| (g.die, g.start_ns)));
+        }
+        assert_eq!(order, [(7, 100), (2, 110), (5, 120), (0, 130)]);
     }
 
     #[test]
