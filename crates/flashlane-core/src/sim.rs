@@ -144,7 +144,7 @@ struct SsdsimRules {
     at_next_event: bool,
     /// At most one request per hand-over pass (one pass per distinct event time).
     one_per_pass: bool,
-    /// Hand over only while no path carries or waits for a transfer.
+    /// Hand over only while no path carries a transfer begun before the pass's instant.
     needs_idle_channels: bool,
     /// A host program completes for its request when its data transfer ends.
     ack_at_transfer: bool,
@@ -268,9 +268,9 @@ pub struct Simulation {
     transfer_spans: Vec<(u64, u64)>,
     /// Sector bitmaps of partly written pages (`ftl.partial_page_writes =
     /// "read_modify_write"`), and the host programs waiting for their page's read, with the
-    /// physical page that read fetches and whether the program remapped its page.
+    /// physical page that read fetches.
     partial: Option<PartialPages>,
-    rmw_held: Vec<(u32, Transaction, bool)>,
+    rmw_held: Vec<(u32, Transaction)>,
 }
 
 /// The write buffer with its scratch list and its counters at the start of the window.
@@ -966,7 +966,7 @@ impl Simulation {
             ppn: source.ppn,
             from_chip: source.chip,
         };
-        self.rmw_held.push((source.ppn, program, true));
+        self.rmw_held.push((source.ppn, program));
         self.enqueue_device(now, read);
     }
 
@@ -976,14 +976,15 @@ impl Simulation {
         let at = self
             .rmw_held
             .iter()
-            .position(|(ppn, program, _)| *ppn == read.ppn && program.lpn == read.lpn)
+            .position(|(ppn, program)| *ppn == read.ppn && program.lpn == read.lpn)
             .expect("every read-modify-write read has a held program");
-        let (_, program, remapped) = self.rmw_held.swap_remove(at);
+        let (_, program) = self.rmw_held.swap_remove(at);
         let program = Transaction {
             enqueued_ns: now,
             ..program
         };
-        self.enqueue_translated(u64::from(program.lpn), remapped, program);
+        // A host write remaps its page.
+        self.enqueue_translated(u64::from(program.lpn), true, program);
         self.try_issue(now, program.chip);
     }
 
