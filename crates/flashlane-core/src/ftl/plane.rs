@@ -54,6 +54,11 @@ pub struct Plane {
     /// speed key is 0, so least-erased first (dynamic wear levelling), ties by block number.
     /// With it, fastest first (see [`Plane::allocate_page_in`]).
     free: BTreeSet<(u32, u32, u32)>,
+    /// Under speed ordering, the same free blocks by (erase count, block): a write that does
+    /// not want a fast block opens the least-erased one, as without the choice.
+    free_by_wear: BTreeSet<(u32, u32)>,
+    /// Under speed ordering, each block's speed key as filed in `free`.
+    speed_keys: Vec<u32>,
     pub active: Option<u32>,
     /// Open block of pages moved by garbage collection (`ftl.gc_separate_write_block` only).
     pub active_gc: Option<u32>,
@@ -84,6 +89,8 @@ impl Plane {
                 })
                 .collect(),
             free: (0..blocks).map(|b| (0, 0, b)).collect(),
+            free_by_wear: BTreeSet::new(),
+            speed_keys: Vec::new(),
             active: None,
             active_gc: None,
             opened_blocks: 0,
@@ -129,14 +136,38 @@ impl Plane {
     }
 
     /// Order free blocks by `speed_key(block)` (smaller = faster) before erase count: a block
-    /// opened for a conflicting write is then the fastest free block, any other the slowest.
+    /// opened for a write that wants a fast block is then the fastest free block; any other
+    /// write still opens the least-erased one.
     pub fn order_by_speed(&mut self, speed_key: impl Fn(u32) -> u32) {
         self.speed_ordered = true;
+        self.speed_keys = (0..self.blocks.len() as u32).map(&speed_key).collect();
+        self.free_by_wear = self
+            .free
+            .iter()
+            .map(|&(_, erases, b)| (erases, b))
+            .collect();
         self.free = self
             .free
             .iter()
             .map(|&(_, erases, b)| (speed_key(b), erases, b))
             .collect();
+    }
+
+    /// Take a free block out of the pool: the fastest when `fast` (under speed ordering), else
+    /// the least-erased.
+    fn take_free(&mut self, fast: bool) -> Option<u32> {
+        if !self.speed_ordered {
+            return self.free.pop_first().map(|(_, _, b)| b);
+        }
+        if fast {
+            let (_, erases, b) = self.free.pop_first()?;
+            self.free_by_wear.remove(&(erases, b));
+            Some(b)
+        } else {
+            let (erases, b) = self.free_by_wear.pop_first()?;
+            self.free.remove(&(self.speed_keys[b as usize], erases, b));
+            Some(b)
+        }
     }
 
     /// Take the next free page of the active block, opening the least-erased free block when
@@ -146,9 +177,9 @@ impl Plane {
     }
 
     /// As [`Plane::allocate_page`], for a write that wants a fast block when `fast`: if the
-    /// write opens a block, it is the fastest free one, else the slowest. One open block per
-    /// plane either way (a second one per plane costs garbage collection a block's worth of
-    /// victims in every plane; docs/models/vios.md). Without speed ordering `fast` changes
+    /// write opens a block, it is the fastest free one, else the least-erased. One open block
+    /// per plane either way (a second one per plane costs garbage collection a block's worth
+    /// of victims in every plane; docs/models/vios.md). Without speed ordering `fast` changes
     /// nothing.
     pub fn allocate_page_in(&mut self, lpn: u32, fast: bool) -> Option<(u32, u32)> {
         self.allocate_in_frontier(lpn, Frontier::Normal, fast)
@@ -175,14 +206,9 @@ impl Plane {
         let block_index = match *self.open_block(frontier) {
             Some(b) => b,
             None => {
-                // Without speed ordering the first entry is the least-erased block; with it a
-                // write that wants a fast block takes the fastest (first), any other the
-                // slowest (last).
-                let (_, _, b) = if self.speed_ordered && !fast {
-                    self.free.pop_last()?
-                } else {
-                    self.free.pop_first()?
-                };
+                // A write that wants a fast block takes the fastest free one (under speed
+                // ordering); any other the least-erased (dynamic wear levelling).
+                let b = self.take_free(fast)?;
                 self.blocks[b as usize].state = BlockState::Active;
                 self.opened_blocks += 1;
                 *self.open_block(frontier) = Some(b);
@@ -244,7 +270,7 @@ impl Plane {
     /// numbers on a new plane).
     pub fn reserve_blocks(&mut self, count: u32) {
         for _ in 0..count {
-            if let Some((_, _, b)) = self.free.pop_first() {
+            if let Some(b) = self.take_free(false) {
                 self.blocks[b as usize].state = BlockState::Reserved;
             }
         }
@@ -281,8 +307,12 @@ impl Plane {
         if let Some(reverse) = &mut block.reverse {
             reverse.fill(INVALID);
         }
-        self.free
-            .insert((speed_key, block.erase_count, block_index));
+        let erases = block.erase_count;
+        self.free.insert((speed_key, erases, block_index));
+        if self.speed_ordered {
+            self.speed_keys[block_index as usize] = speed_key;
+            self.free_by_wear.insert((erases, block_index));
+        }
     }
 }
 
@@ -404,13 +434,13 @@ mod tests {
         }
         assert_eq!(plane.allocate_page_in(99, false), None);
         // Page 0 wants a fast block and opens block 1 (key 0); page 1 fills that open block
-        // (one open block per plane); page 2 does not want a fast block: it opens the slowest,
-        // block 2 (key 5), and page 3 (fast) fills it.
-        assert_eq!(taken[..4], [1, 1, 2, 2]);
-        // Page 4 opens the slowest free block left (4, key 4); page 6 (fast) the fastest (3).
-        assert_eq!(taken[4], 4);
+        // (one open block per plane); page 2 does not want a fast block: it opens the
+        // least-erased, block 0 (all have 0 erases: lowest number), and page 3 (fast) fills it.
+        assert_eq!(taken[..4], [1, 1, 0, 0]);
+        // Page 4 opens the least-erased left (2); page 6 (fast) the fastest left (3, key 1).
+        assert_eq!(taken[4], 2);
         assert_eq!(taken[6], 3);
-        // Empty block 1 and erase it as slowest: the normal stream must open it next.
+        // Empty block 1 and erase it (now the only free block): the next write opens it.
         plane.invalidate(1, 0);
         plane.invalidate(1, 1);
         plane.erase_with_speed(1, 9);
