@@ -335,6 +335,23 @@ fn table_text(jobs: &[Job], summaries: &[Summary]) -> String {
             f[7]
         );
     }
+    // Each distinct warning once, with the rows that carry it (a host queue that never held
+    // two requests means these rows could not differ by their host scheduler).
+    let mut seen: Vec<(&str, &str, Vec<String>)> = Vec::new();
+    for (job, s) in jobs.iter().zip(summaries) {
+        for w in &s.warnings {
+            match seen
+                .iter_mut()
+                .find(|(c, m, _)| *c == w.code && *m == w.message)
+            {
+                Some((_, _, rows)) => rows.push(label(job, s)),
+                None => seen.push((w.code, &w.message, vec![label(job, s)])),
+            }
+        }
+    }
+    for (code, message, rows) in seen {
+        let _ = writeln!(out, "warning [{code}] ({}): {message}", rows.join(", "));
+    }
     out
 }
 

@@ -522,5 +522,8 @@ pub fn render_text(s: &Summary) -> String {
         "engine: {} events in {:.3} s ({:.0} requests/s); preconditioning {:.3} s",
         s.engine.events, s.engine.wall_s, s.engine.requests_per_s, s.precondition.wall_s
     );
+    for w in &s.warnings {
+        let _ = writeln!(out, "warning [{}, {}]: {}", w.code, w.count, w.message);
+    }
     out
 }

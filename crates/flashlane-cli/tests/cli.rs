@@ -413,3 +413,71 @@ fn unwritable_outputs_fail_before_any_trace_is_read() {
     assert!(!missing.parent().unwrap().exists());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A run's warnings are in its text summary and its JSON; `compare` prints each once with the
+/// rows that carry it (here: a header-only trace, and `--device 99` on a real one).
+#[test]
+fn warnings_are_printed_and_written_by_run_and_compare() {
+    let header = temp("header-only.csv");
+    std::fs::write(
+        &header,
+        "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime\n",
+    )
+    .unwrap();
+    let json = temp("warn.json");
+    let out = flashlane()
+        .args([
+            "run",
+            "--preset",
+            "mqsim-default",
+            "--format",
+            "msr",
+            "--trace",
+        ])
+        .arg(&header)
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("warning [no_requests_measured, 1]: no request was measured"),
+        "{text}"
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(v["warnings"][0]["code"], "no_requests_measured");
+    assert_eq!(v["warnings"][0]["count"], 1);
+    std::fs::remove_file(&json).unwrap();
+    std::fs::remove_file(&header).unwrap();
+
+    let out = flashlane()
+        .args([
+            "compare",
+            "--preset",
+            "mqsim-default",
+            "--trace",
+            &trace("tpcc-small.mqsim"),
+            "--remap-addresses",
+            "--host-schedulers",
+            "noop,deadline",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("warning [host_queue_never_held_two] (noop, deadline): ")
+            && text.contains("host schedulers cannot differ"),
+        "{text}"
+    );
+}

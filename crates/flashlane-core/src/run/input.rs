@@ -6,7 +6,9 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use super::spill::{self, Counters, Recorder, Replayed};
-use crate::trace::{self, ReaderOptions, SpilledStream, TraceFormat, TraceReader, TraceRecord};
+use crate::trace::{
+    self, ReaderNotes, ReaderOptions, SpilledStream, TraceFormat, TraceReader, TraceRecord,
+};
 use crate::workload::{SyntheticReader, SyntheticSpec};
 use crate::Error;
 
@@ -96,6 +98,13 @@ impl RecordStream {
         match self {
             RecordStream::Trace(..) => None,
             RecordStream::Synthetic(reader) => Some(reader.label().to_string()),
+        }
+    }
+
+    fn notes(&self) -> ReaderNotes {
+        match self {
+            RecordStream::Trace(_, r) => r.notes(),
+            RecordStream::Synthetic(_) => ReaderNotes::default(),
         }
     }
 
@@ -388,6 +397,11 @@ impl Inputs {
                 r
             })
             .collect()
+    }
+
+    /// Each source's reader notes (for the run's warnings), over every record read so far.
+    pub fn notes(&self) -> Vec<ReaderNotes> {
+        self.sources.iter().map(|s| s.reader.notes()).collect()
     }
 
     /// Read the next record of source `i` that passes the device filter.

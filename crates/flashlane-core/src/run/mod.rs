@@ -14,8 +14,8 @@ use crate::host::HostScheduler;
 use crate::interconnect::Interconnect;
 use crate::sim::{SimOptions, Simulation};
 use crate::stats::{
-    energy_stats, EngineStats, MemoryStats, NamedReport, RunOptions, SourceSummary, Summary,
-    TraceSummary, SCHEMA_VERSION,
+    energy_stats, warnings, EngineStats, MemoryStats, NamedReport, RunOptions, SourceSummary,
+    Summary, TraceSummary, WarningInputs, SCHEMA_VERSION,
 };
 use crate::trace::{Op, TraceFormat};
 use crate::Error;
@@ -289,6 +289,19 @@ fn run_checked(
             latency_us: stats.1.clone(),
         })
         .collect();
+    let notes = inputs.notes();
+    let warnings = warnings(&WarningInputs {
+        replay: spec.replay,
+        warmup_requests: spec.warmup_requests,
+        device_filter: spec.traces.iter().find_map(|t| t.device),
+        backstep_tolerance_ns: spec.traces[0].options.backstep_tolerance_ns,
+        host_queue_length: u64::from(config.host.queue_length_requests),
+        reports: &reports,
+        notes: &notes,
+        records: results.records,
+        completed: results.requests.completed,
+        shape: results.shape,
+    });
     let primary = &reports[0];
     let interconnect_report = sim.interconnect.report();
     let energy = energy_stats(
@@ -308,6 +321,7 @@ fn run_checked(
             records: results.records,
             bad_lines: reports.iter().map(|r| r.bad_lines).sum(),
         },
+        warnings,
         run: RunOptions {
             warmup_requests: spec.warmup_requests,
             max_requests: spec.max_requests,

@@ -4,10 +4,12 @@
 mod device_queues;
 mod energy;
 mod request_paths;
+mod warnings;
 
 pub use device_queues::{DeviceQueueRecorder, DeviceQueueStats};
 pub use energy::{energy_stats, EnergyConfig, EnergyStats};
 pub use request_paths::{RequestPathRecorder, RequestPathStats};
+pub use warnings::{warnings, Warning, WarningInputs};
 
 use hdrhistogram::Histogram;
 use serde::Serialize;
@@ -107,6 +109,10 @@ pub struct Summary {
     /// The fully resolved configuration (preset plus overrides).
     pub config: Config,
     pub trace: TraceSummary,
+    /// Conditions under which the figures may not be what was meant (stats/warnings.rs);
+    /// absent when there is none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<Warning>,
     pub run: RunOptions,
     pub requests: RequestCounts,
     /// Per-request latency in microseconds (measured requests only).
