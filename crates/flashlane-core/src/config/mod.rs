@@ -370,8 +370,12 @@ impl Config {
         overrides: &[(String, String)],
     ) -> Result<Config, Error> {
         // First the file alone, so its errors carry its line numbers.
-        let config: Config =
-            toml::from_str(text).map_err(|e| Error::Config(format!("{origin}: {e}")))?;
+        let config: Config = toml::from_str(text).map_err(|e| {
+            Error::Config(match error_key(text, &e) {
+                Some(key) => format!("{origin}: key `{key}`: {e}"),
+                None => format!("{origin}: {e}"),
+            })
+        })?;
         config
             .validate()
             .map_err(|e| Error::Config(format!("{origin}: {e}")))?;
@@ -383,16 +387,21 @@ impl Config {
         for (key, value) in overrides {
             apply_override(&mut table, key, value)?;
         }
-        let config: Config =
-            toml::Value::Table(table)
-                .try_into()
-                .map_err(|e: toml::de::Error| {
-                    Error::Config(format!(
-                        "{origin} with overrides {}: {}",
-                        describe(overrides),
-                        e.message()
-                    ))
-                })?;
+        // Parsed from text, so that an error's span tells which key it is about.
+        let merged = toml::to_string(&table).map_err(|e| {
+            Error::Config(format!(
+                "{origin} with overrides {}: {e}",
+                describe(overrides)
+            ))
+        })?;
+        let config: Config = toml::from_str(&merged).map_err(|e| {
+            Error::Config(format!(
+                "{origin} with overrides {}: {}{}",
+                describe(overrides),
+                error_key(&merged, &e).map_or(String::new(), |k| format!("{k}: ")),
+                e.message()
+            ))
+        })?;
         config.validate().map_err(|e| {
             Error::Config(format!(
                 "{origin} with overrides {}: {e}",
@@ -501,6 +510,7 @@ impl Config {
         if self.variation.enabled {
             self.variation.validate()?;
         }
+        self.check_inert_keys()?;
         if self.timing.page_program_ns > u32::MAX as u64 {
             // Transactions carry their program time in u32 ns.
             return Err("timing.page_program_ns must be below 2^32 ns (4.29 s)".into());
@@ -545,6 +555,48 @@ impl Config {
         Ok(())
     }
 
+    /// Keys that would change nothing because the feature they tune is off are errors (a
+    /// setting that silently does nothing reads as a result about it). The off switch is
+    /// never turned on implicitly: the error says which key turns it on.
+    fn check_inert_keys(&self) -> Result<(), String> {
+        if !self.variation.enabled {
+            let off = crate::ftl::VariationConfig::default();
+            if let Some(key) = first_difference(&self.variation, &off) {
+                return Err(format!(
+                    "variation.{key} is set, but variation.enabled is false, so it would change \
+                     nothing; set variation.enabled = true (or leave the key out)"
+                ));
+            }
+            if self.ftl.block_choice == crate::ftl::BlockChoice::FastestForConflicts {
+                return Err(
+                    "ftl.block_choice = \"fastest_for_conflicts\" needs per-block \
+                            program latencies: set variation.enabled = true (without it, it \
+                            is the same as \"in_order\")"
+                        .into(),
+                );
+            }
+        }
+        let d = &self.device;
+        if d.write_buffer_bytes == 0 {
+            if d.write_buffer_page_ns != default_write_buffer_page_ns() {
+                return Err(
+                    "device.write_buffer_page_ns is set, but device.write_buffer_bytes \
+                            is 0 (no write buffer), so it would change nothing"
+                        .into(),
+                );
+            }
+            if d.write_buffer_flush_threshold_fraction
+                != default_write_buffer_flush_threshold_fraction()
+            {
+                return Err("device.write_buffer_flush_threshold_fraction is set, but \
+                            device.write_buffer_bytes is 0 (no write buffer), so it would \
+                            change nothing"
+                    .into());
+            }
+        }
+        Ok(())
+    }
+
     /// The static allocation order (the host-visible order when allocation is dynamic).
     /// The static map of this config (order and stripe unit).
     pub fn static_map(&self) -> StaticMap {
@@ -558,6 +610,62 @@ impl Config {
             AllocationConfig::Dynamic {} => self.ftl.host_visible_order,
         }
     }
+}
+
+/// The first key (in serialization order) whose value differs between `a` and `b`.
+fn first_difference<T: Serialize>(a: &T, b: &T) -> Option<String> {
+    let (Ok(toml::Value::Table(a)), Ok(toml::Value::Table(b))) =
+        (toml::Value::try_from(a), toml::Value::try_from(b))
+    else {
+        return None;
+    };
+    a.iter()
+        .find(|(key, value)| b.get(*key) != Some(*value))
+        .map(|(key, _)| key.clone())
+}
+
+/// The full dotted key a TOML error in `text` is about, from its span: the key on the line it
+/// points at (or the missing field it names) under the table header above it.
+fn error_key(text: &str, e: &toml::de::Error) -> Option<String> {
+    let span = e.span()?;
+    let before = text.get(..span.start)?;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let line = text[line_start..].lines().next().unwrap_or("");
+    let header = |l: &str| {
+        let l = l.trim();
+        (l.starts_with('[') && l.ends_with(']'))
+            .then(|| l.trim_matches(|c| c == '[' || c == ']').trim().to_string())
+    };
+    let on_header = header(line);
+    let section = match &on_header {
+        Some(h) => h.clone(),
+        None => text[..line_start]
+            .lines()
+            .rev()
+            .find_map(header)
+            .unwrap_or_default(),
+    };
+    let join = |key: &str| {
+        if section.is_empty() {
+            key.to_string()
+        } else {
+            format!("{section}.{key}")
+        }
+    };
+    // A tagged table's errors point at its header: the field is in the message.
+    let message = e.message();
+    if let Some(field) = ["missing field `", "unknown field `"]
+        .iter()
+        .find_map(|prefix| message.strip_prefix(prefix))
+        .and_then(|rest| rest.split('`').next())
+    {
+        return Some(join(field));
+    }
+    if on_header.is_some() {
+        return Some(section);
+    }
+    let key = line.split('=').next()?.trim().trim_matches('"');
+    (!key.is_empty()).then(|| join(key))
 }
 
 fn describe(overrides: &[(String, String)]) -> String {
