@@ -420,6 +420,18 @@ impl Config {
         if !(t.channel_bytes_per_ns.is_finite() && t.channel_bytes_per_ns > 0.0) {
             return Err("timing.channel_bytes_per_ns must be a positive number".into());
         }
+        for (key, ns) in [
+            ("timing.page_read_ns", t.page_read_ns),
+            ("timing.page_program_ns", t.page_program_ns),
+            ("timing.block_erase_ns", t.block_erase_ns),
+        ] {
+            if ns == 0 {
+                return Err(format!(
+                    "{key} must be at least 1 ns (a flash operation that takes no time)"
+                ));
+            }
+        }
+        self.check_time_bounds()?;
         let f = &self.ftl;
         if !(0.0..0.9).contains(&f.overprovisioning_fraction) {
             return Err("ftl.overprovisioning_fraction must be in [0, 0.9)".into());
@@ -555,6 +567,50 @@ impl Config {
         Ok(())
     }
 
+    /// Every duration (`*_ns`) at most [`MAX_DURATION_NS`], every rate (`*_per_ns`) at least
+    /// what moves one page in that time, and every rate ratio (`*_ratio`) within
+    /// [1 / [`MAX_RATIO`], [`MAX_RATIO`]]: with these, the engine's integer-ns arithmetic
+    /// stays exact (no sum of times reaches 2^64, no transfer time saturates). Walks the
+    /// serialized config, so a new key is covered by its name.
+    fn check_time_bounds(&self) -> Result<(), String> {
+        let value = serde_json::to_value(self).map_err(|e| e.to_string())?;
+        let min_rate = f64::from(self.geometry.page_bytes) / MAX_DURATION_NS as f64;
+        let mut error = None;
+        walk_numbers(&value, &mut String::new(), &mut |key, number| {
+            if error.is_some() {
+                return;
+            }
+            let leaf = key.rsplit('.').next().unwrap_or(key);
+            if leaf.ends_with("_per_ns") {
+                let rate = number.as_f64().unwrap_or(0.0);
+                if rate.is_nan() || rate < min_rate {
+                    error = Some(format!(
+                        "{key} = {rate:e} bytes/ns is below {min_rate:e}: one page of \
+                         geometry.page_bytes would take longer than {MAX_DURATION_NS} ns \
+                         ({:.2} s) to transfer",
+                        MAX_DURATION_NS as f64 / 1e9
+                    ));
+                }
+            } else if leaf.ends_with("_ns") {
+                if number.as_u64().is_none_or(|ns| ns > MAX_DURATION_NS) {
+                    error = Some(format!(
+                        "{key} = {number} ns is above the limit of {MAX_DURATION_NS} ns \
+                         ({:.2} s) that keeps the simulator's time arithmetic exact",
+                        MAX_DURATION_NS as f64 / 1e9
+                    ));
+                }
+            } else if leaf.ends_with("_ratio") {
+                let ratio = number.as_f64().unwrap_or(0.0);
+                if !(1.0 / MAX_RATIO..=MAX_RATIO).contains(&ratio) {
+                    error = Some(format!(
+                        "{key} = {ratio} must be within [1/{MAX_RATIO}, {MAX_RATIO}]"
+                    ));
+                }
+            }
+        });
+        error.map_or(Ok(()), Err)
+    }
+
     /// Keys that would change nothing because the feature they tune is off are errors (a
     /// setting that silently does nothing reads as a result about it). The off switch is
     /// never turned on implicitly: the error says which key turns it on.
@@ -609,6 +665,40 @@ impl Config {
             AllocationConfig::Static { order } => *order,
             AllocationConfig::Dynamic {} => self.ftl.host_visible_order,
         }
+    }
+}
+
+/// Longest duration a config key may give (`*_ns`): 2^32 ns, about 4.29 s (transactions
+/// carry program times in u32 ns; every other time is far below it in any real device).
+pub const MAX_DURATION_NS: u64 = 1 << 32;
+/// Largest factor a `*_ratio` key may scale a rate or time by (and smallest, 1 / this).
+pub const MAX_RATIO: f64 = 1024.0;
+
+/// Call `f` with the dotted key and value of every number in `value`.
+fn walk_numbers(
+    value: &serde_json::Value,
+    key: &mut String,
+    f: &mut dyn FnMut(&str, &serde_json::Number),
+) {
+    match value {
+        serde_json::Value::Number(n) => f(key, n),
+        serde_json::Value::Object(map) => {
+            for (k, v) in map {
+                let len = key.len();
+                if !key.is_empty() {
+                    key.push('.');
+                }
+                key.push_str(k);
+                walk_numbers(v, key, f);
+                key.truncate(len);
+            }
+        }
+        serde_json::Value::Array(items) => {
+            for v in items {
+                walk_numbers(v, key, f);
+            }
+        }
+        _ => {}
     }
 }
 

@@ -70,9 +70,13 @@ impl RunSpec {
     fn validate(&self) -> Result<(), Error> {
         self.config.validate().map_err(Error::Config)?;
         match self.replay {
-            Replay::OpenLoop { time_scale } if !(time_scale.is_finite() && time_scale > 0.0) => {
+            Replay::OpenLoop { time_scale }
+                if !(time_scale > 0.0 && time_scale <= input::MAX_TIME_SCALE) =>
+            {
                 Err(Error::Config(format!(
-                    "--time-scale {time_scale}: must be a positive number"
+                    "--time-scale {time_scale}: must be a positive number of at most {} \
+                     (arrival times stay below 2^60 ns)",
+                    input::MAX_TIME_SCALE
                 )))
             }
             Replay::ClosedLoop { outstanding: 0 } => Err(Error::Config(
