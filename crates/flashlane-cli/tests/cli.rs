@@ -39,6 +39,13 @@ fn run_prints_a_summary_and_writes_the_documented_json() {
     );
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("6999 measured"), "{text}");
+    // The engine's rate and the whole command's, each named; WAF over all programs and the
+    // host-and-GC figure beside it.
+    assert!(
+        text.contains("requests/s simulating); preconditioning ") && text.contains("; whole run "),
+        "{text}"
+    );
+    assert!(text.contains("(all programs; host and GC only "), "{text}");
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     std::fs::remove_file(&json).unwrap();
@@ -56,6 +63,7 @@ fn run_prints_a_summary_and_writes_the_documented_json() {
         "flash",
         "gc",
         "waf",
+        "waf_host_gc",
         "engine",
     ] {
         assert!(v.get(key).is_some(), "missing {key}");

@@ -129,6 +129,7 @@ pub struct SimResults {
     pub cmt: Option<CmtStats>,
     pub variation: Option<VariationStats>,
     pub waf: f64,
+    pub waf_host_gc: f64,
     pub events: u64,
     pub request_paths: RequestPathStats,
     pub per_source: Vec<(RequestCounts, LatencyByOp)>,
@@ -1840,7 +1841,13 @@ impl Simulation {
                     writebacks: now.mapping_programs - base.mapping_programs,
                 }
             }),
+            // Every program over host programs: mapping-table write-backs are flash work too.
             waf: if host_writes == 0 {
+                0.0
+            } else {
+                (host_writes + moved + self.flash.mapping_programs) as f64 / host_writes as f64
+            },
+            waf_host_gc: if host_writes == 0 {
                 0.0
             } else {
                 (host_writes + moved) as f64 / host_writes as f64

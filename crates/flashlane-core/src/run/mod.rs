@@ -344,6 +344,7 @@ fn run_checked(
         cmt: results.cmt,
         variation: results.variation,
         waf: results.waf,
+        waf_host_gc: results.waf_host_gc,
         host_scheduler: NamedReport {
             name: config.host.scheduler.name().to_string(),
             report: sim.host.report(),

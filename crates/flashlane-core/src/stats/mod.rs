@@ -137,9 +137,12 @@ pub struct Summary {
     /// Process-variation statistics (`[variation]` on only; see ftl::variation).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub variation: Option<crate::ftl::VariationStats>,
-    /// Write amplification in the measured window: (host page programs + GC page moves) /
-    /// host page programs; 0 when no page was written.
+    /// Write amplification in the measured window: every page program (host + GC page moves +
+    /// mapping-table write-backs) / host page programs; 0 when no page was written.
     pub waf: f64,
+    /// The same without mapping-table programs: (host page programs + GC page moves) / host
+    /// page programs (what `waf` was before mapping programs were counted).
+    pub waf_host_gc: f64,
     pub host_scheduler: NamedReport<HostSchedulerReport>,
     pub device_scheduler: String,
     /// Device queues: per-chip queue lengths, per-chip idle share, SOS's moved and cancelled
