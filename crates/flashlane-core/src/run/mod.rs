@@ -273,6 +273,13 @@ fn run_checked(
         sim.lose_buffer_rewrites_for_test();
     }
     sim.preload_sectors(partial_sectors.into_iter());
+    // The simulation phase starts now, not at its first periodic report: a display measures
+    // its rate from here (after a long preconditioning, not from a moment ago).
+    progress(Progress {
+        phase: Phase::Simulation,
+        records: 0,
+        total_records,
+    });
     let started = Instant::now();
     sim.run(&mut || inputs.next_arrival(), &mut |records| {
         progress(Progress {
