@@ -89,3 +89,17 @@ fn type_and_field_errors_name_the_full_key() {
         "{e}"
     );
 }
+
+/// MQSim's shipped ssdconfig.xml (commit 7ec40e3) says PRIORITY_OUT_OF_ORDER; the presets that
+/// cite it must not say OUT_OF_ORDER alone.
+#[test]
+fn mqsim_presets_name_the_shipped_scheduling_policy() {
+    for name in ["mqsim-default", "mqsim-platform"] {
+        let source = Config::from_preset(name, &[]).unwrap().source;
+        assert!(source.contains("PRIORITY_OUT_OF_ORDER"), "{name}: {source}");
+        assert!(
+            !source.replace("PRIORITY_OUT_OF_ORDER", "").contains("OUT_OF_ORDER"),
+            "{name}: {source}"
+        );
+    }
+}
