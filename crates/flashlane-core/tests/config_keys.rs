@@ -98,7 +98,9 @@ fn mqsim_presets_name_the_shipped_scheduling_policy() {
         let source = Config::from_preset(name, &[]).unwrap().source;
         assert!(source.contains("PRIORITY_OUT_OF_ORDER"), "{name}: {source}");
         assert!(
-            !source.replace("PRIORITY_OUT_OF_ORDER", "").contains("OUT_OF_ORDER"),
+            !source
+                .replace("PRIORITY_OUT_OF_ORDER", "")
+                .contains("OUT_OF_ORDER"),
             "{name}: {source}"
         );
     }

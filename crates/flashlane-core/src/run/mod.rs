@@ -1,6 +1,7 @@
 //! One simulation run from inputs to summary: the function the CLI and Python both call.
 
 mod input;
+mod memory;
 mod spill;
 
 use std::path::PathBuf;
@@ -21,6 +22,7 @@ use crate::trace::{Op, TraceFormat};
 use crate::Error;
 
 pub use input::{AddressPolicy, Arrival, Inputs, Replay, SourceReport, TraceInput};
+pub use memory::{upfront_memory, MemoryEstimate, MAX_UPFRONT_BYTES};
 
 /// Everything one run needs.
 #[derive(Debug, Clone)]
@@ -69,6 +71,8 @@ impl RunSpec {
 
     fn validate(&self) -> Result<(), Error> {
         self.config.validate().map_err(Error::Config)?;
+        // Before anything is allocated.
+        memory::check_memory(self)?;
         match self.replay {
             Replay::OpenLoop { time_scale }
                 if !(time_scale > 0.0 && time_scale <= input::MAX_TIME_SCALE) =>
