@@ -574,7 +574,7 @@ impl Config {
     /// serialized config, so a new key is covered by its name.
     fn check_time_bounds(&self) -> Result<(), String> {
         let value = serde_json::to_value(self).map_err(|e| e.to_string())?;
-        let min_rate = f64::from(self.geometry.page_bytes) / MAX_DURATION_NS as f64;
+        let min_rate = f64::from(self.geometry.page_bytes) / MAX_PAGE_TRANSFER_NS as f64;
         let mut error = None;
         walk_numbers(&value, &mut String::new(), &mut |key, number| {
             if error.is_some() {
@@ -586,9 +586,9 @@ impl Config {
                 if rate.is_nan() || rate < min_rate {
                     error = Some(format!(
                         "{key} = {rate:e} bytes/ns is below {min_rate:e}: one page of \
-                         geometry.page_bytes would take longer than {MAX_DURATION_NS} ns \
-                         ({:.2} s) to transfer",
-                        MAX_DURATION_NS as f64 / 1e9
+                         geometry.page_bytes would take longer than {MAX_PAGE_TRANSFER_NS} \
+                         ns ({:.2} s) to transfer",
+                        MAX_PAGE_TRANSFER_NS as f64 / 1e9
                     ));
                 }
             } else if leaf.ends_with("_ns") {
@@ -668,9 +668,13 @@ impl Config {
     }
 }
 
-/// Longest duration a config key may give (`*_ns`): 2^32 ns, about 4.29 s (transactions
-/// carry program times in u32 ns; every other time is far below it in any real device).
-pub const MAX_DURATION_NS: u64 = 1 << 32;
+/// Longest duration a config key may give (`*_ns`): 2^40 ns, about 18 minutes (host
+/// scheduler expiries are seconds; `timing.page_program_ns` has its own, lower bound, 2^32 ns,
+/// as transactions carry it in u32). With arrivals bounded at 2^60 ns no sum of times nears
+/// 2^64 ns.
+pub const MAX_DURATION_NS: u64 = 1 << 40;
+/// Longest time one page's transfer may take at a `*_per_ns` rate: 2^32 ns.
+pub const MAX_PAGE_TRANSFER_NS: u64 = 1 << 32;
 /// Largest factor a `*_ratio` key may scale a rate or time by (and smallest, 1 / this).
 pub const MAX_RATIO: f64 = 1024.0;
 
