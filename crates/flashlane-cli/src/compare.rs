@@ -167,6 +167,8 @@ fn execute(
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .clamp(1, specs.len());
+    // Each run checks its own memory; the runs on parallel threads are checked together.
+    flashlane_core::run::check_parallel_memory(&specs, workers)?;
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<Result<Summary, Error>>>> =
         Mutex::new((0..specs.len()).map(|_| None).collect());

@@ -489,3 +489,34 @@ fn warnings_are_printed_and_written_by_run_and_compare() {
         "{text}"
     );
 }
+
+/// Runs on parallel threads are held to the memory limit together: two runs of about 40 GiB
+/// of FTL records each are refused before either allocates (over the 64 GiB cap, or this
+/// machine's available memory if lower).
+#[test]
+fn compare_refuses_parallel_runs_that_do_not_fit_together() {
+    let out = flashlane()
+        .args([
+            "compare",
+            "--preset",
+            "mqsim-default",
+            "--trace",
+            &trace("tpcc-small.mqsim"),
+            "--set",
+            "geometry.blocks_per_plane=5000000",
+            "--set",
+            "geometry.pages_per_block=1",
+            "--host-schedulers",
+            "noop,deadline",
+            "--jobs",
+            "2",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("2 runs at once need about ") && err.contains("--jobs"),
+        "{err}"
+    );
+}

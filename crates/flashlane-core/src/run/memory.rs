@@ -100,12 +100,9 @@ fn gib(bytes: u64) -> String {
     format!("{:.2} GiB", bytes as f64 / (1u64 << 30) as f64)
 }
 
-/// Refuse `spec` when its up-front memory exceeds [`MAX_UPFRONT_BYTES`] or the machine's
-/// available memory, naming the estimate and its largest parts.
-pub fn check_memory(spec: &RunSpec) -> Result<(), Error> {
-    let estimate = upfront_memory(spec);
-    let total = estimate.total();
-    let (limit, what) = match available_bytes() {
+/// The limit up-front memory is held to, and what it is.
+fn limit() -> (u64, &'static str) {
+    match available_bytes() {
         Some(available) if available < MAX_UPFRONT_BYTES => (
             available,
             "the memory available on this machine (MemAvailable)",
@@ -114,7 +111,37 @@ pub fn check_memory(spec: &RunSpec) -> Result<(), Error> {
             MAX_UPFRONT_BYTES,
             "flashlane's limit for up-front memory (run::MAX_UPFRONT_BYTES)",
         ),
-    };
+    }
+}
+
+/// Refuse runs made `at_once` at a time (`compare`, `sweep` on several threads) when the
+/// largest `at_once` of them together exceed the limit of [`check_memory`].
+pub fn check_parallel_memory(specs: &[RunSpec], at_once: usize) -> Result<(), Error> {
+    let mut totals: Vec<u64> = specs.iter().map(|s| upfront_memory(s).total()).collect();
+    totals.sort_unstable_by(|a, b| b.cmp(a));
+    let together = totals
+        .iter()
+        .take(at_once.max(1))
+        .fold(0u64, |sum, t| sum.saturating_add(*t));
+    let (limit, what) = limit();
+    if at_once < 2 || together <= limit {
+        return Ok(());
+    }
+    Err(Error::Config(format!(
+        "{} runs at once need about {} before their first requests, more than the {} of \
+         {what}; nothing was allocated. Run fewer at once (--jobs) or shrink the config",
+        at_once.min(specs.len()),
+        gib(together),
+        gib(limit)
+    )))
+}
+
+/// Refuse `spec` when its up-front memory exceeds [`MAX_UPFRONT_BYTES`] or the machine's
+/// available memory, naming the estimate and its largest parts.
+pub fn check_memory(spec: &RunSpec) -> Result<(), Error> {
+    let estimate = upfront_memory(spec);
+    let total = estimate.total();
+    let (limit, what) = limit();
     if total <= limit {
         return Ok(());
     }

@@ -22,7 +22,7 @@ use crate::trace::{Op, TraceFormat};
 use crate::Error;
 
 pub use input::{AddressPolicy, Arrival, Inputs, Replay, SourceReport, TraceInput};
-pub use memory::{upfront_memory, MemoryEstimate, MAX_UPFRONT_BYTES};
+pub use memory::{check_parallel_memory, upfront_memory, MemoryEstimate, MAX_UPFRONT_BYTES};
 
 /// Everything one run needs.
 #[derive(Debug, Clone)]
