@@ -34,6 +34,7 @@ DOCUMENTED_KEYS = {
     "flash",
     "gc",
     "waf",
+    "waf_host_gc",
     "engine",
 }
 

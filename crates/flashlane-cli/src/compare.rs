@@ -167,6 +167,8 @@ fn execute(
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .clamp(1, specs.len());
+    // Each run checks its own memory; the runs on parallel threads are checked together.
+    flashlane_core::run::check_parallel_memory(&specs, workers)?;
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<Result<Summary, Error>>>> =
         Mutex::new((0..specs.len()).map(|_| None).collect());
@@ -334,6 +336,23 @@ fn table_text(jobs: &[Job], summaries: &[Summary]) -> String {
             f[6],
             f[7]
         );
+    }
+    // Each distinct warning once, with the rows that carry it (a host queue that never held
+    // two requests means these rows could not differ by their host scheduler).
+    let mut seen: Vec<(&str, &str, Vec<String>)> = Vec::new();
+    for (job, s) in jobs.iter().zip(summaries) {
+        for w in &s.warnings {
+            match seen
+                .iter_mut()
+                .find(|(c, m, _)| *c == w.code && *m == w.message)
+            {
+                Some((_, _, rows)) => rows.push(label(job, s)),
+                None => seen.push((w.code, &w.message, vec![label(job, s)])),
+            }
+        }
+    }
+    for (code, message, rows) in seen {
+        let _ = writeln!(out, "warning [{code}] ({}): {message}", rows.join(", "));
     }
     out
 }

@@ -130,13 +130,18 @@ fn execute(cli: Cli) -> Result<(), Error> {
 }
 
 fn run(args: RunArgs) -> Result<(), Error> {
+    let started = std::time::Instant::now();
     output::check_all_writable([args.json.as_deref()])?;
     let spec = args.workload.spec(args.device.config(&[])?)?;
     let mut display = progress::ProgressDisplay::new();
     let summary = flashlane_core::run_with_progress(&spec, &mut |p| display.update(p));
     display.finish();
     let summary = summary?;
-    output::print_report(&output::render_text(&summary), [args.json.as_deref()]);
+    let whole_run_s = started.elapsed().as_secs_f64();
+    output::print_report(
+        &output::render_text(&summary, whole_run_s),
+        [args.json.as_deref()],
+    );
     if let Some(path) = &args.json {
         output::write_json(path, &summary)?;
     }

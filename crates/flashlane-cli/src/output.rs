@@ -449,7 +449,9 @@ fn latency_row(out: &mut String, name: &str, l: &LatencyStats) {
     );
 }
 
-pub fn render_text(s: &Summary) -> String {
+/// The text summary; `whole_run_s` is the command's own wall-clock time up to the summary
+/// (the engine's timer covers only the simulation proper).
+pub fn render_text(s: &Summary, whole_run_s: f64) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -514,13 +516,34 @@ pub fn render_text(s: &Summary) -> String {
     );
     let _ = writeln!(
         out,
-        "flash: {} reads, {} programs, {} GC moves, {} erases; GC runs {}; WAF {:.3}",
-        s.flash.reads, s.flash.programs, s.flash.copybacks, s.flash.erases, s.gc.runs, s.waf
+        "flash: {} reads, {} programs, {} GC moves, {} mapping programs, {} erases; GC runs {}; \
+         WAF {:.3} (all programs; host and GC only {:.3})",
+        s.flash.reads,
+        s.flash.programs,
+        s.flash.copybacks,
+        s.flash.mapping_programs,
+        s.flash.erases,
+        s.gc.runs,
+        s.waf,
+        s.waf_host_gc
     );
     let _ = writeln!(
         out,
-        "engine: {} events in {:.3} s ({:.0} requests/s); preconditioning {:.3} s",
-        s.engine.events, s.engine.wall_s, s.engine.requests_per_s, s.precondition.wall_s
+        "engine: {} events in {:.3} s ({:.0} requests/s simulating); preconditioning {:.3} s; \
+         whole run {:.3} s ({:.0} requests/s)",
+        s.engine.events,
+        s.engine.wall_s,
+        s.engine.requests_per_s,
+        s.precondition.wall_s,
+        whole_run_s,
+        if whole_run_s > 0.0 {
+            s.trace.records as f64 / whole_run_s
+        } else {
+            0.0
+        }
     );
+    for w in &s.warnings {
+        let _ = writeln!(out, "warning [{}, {}]: {}", w.code, w.count, w.message);
+    }
     out
 }

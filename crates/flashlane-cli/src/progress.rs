@@ -32,6 +32,13 @@ impl ProgressDisplay {
     }
 
     pub fn update(&mut self, progress: Progress) {
+        if let Some(line) = self.due_line(progress) {
+            eprintln!("flashlane: {line}");
+        }
+    }
+
+    /// Moves the display on; the plain line to print now, if one is due.
+    fn due_line(&mut self, progress: Progress) -> Option<String> {
         if self.phase != Some(progress.phase) {
             self.start_phase(progress);
         }
@@ -39,8 +46,9 @@ impl ProgressDisplay {
             bar.set_position(progress.records);
         } else if !self.terminal && self.last_line.elapsed() >= PLAIN_LINE_INTERVAL {
             self.last_line = Instant::now();
-            eprintln!("flashlane: {}", self.plain_line(progress));
+            return Some(self.plain_line(progress));
         }
+        None
     }
 
     fn start_phase(&mut self, progress: Progress) {
@@ -49,6 +57,9 @@ impl ProgressDisplay {
         }
         self.phase = Some(progress.phase);
         self.phase_started = Instant::now();
+        // A phase's first line comes a full interval into it, so its rate is measured over
+        // that interval, not over the instant since the phase began.
+        self.last_line = self.phase_started;
         if !self.terminal {
             return;
         }
@@ -120,6 +131,37 @@ impl ProgressDisplay {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// After a long footprint pass (and preconditioning) the first simulation report must not
+    /// print a rate measured over the instant since that phase began ("1282 of 6999 requests
+    /// (18 %), 3270.41 M requests/s, ETA 0 s").
+    #[test]
+    fn a_new_phase_prints_no_rate_before_an_interval_of_it() {
+        let mut display = ProgressDisplay::new();
+        display.terminal = false;
+        let footprint = Progress {
+            phase: Phase::FootprintPass,
+            records: 6999,
+            total_records: None,
+        };
+        display.due_line(footprint);
+        display.last_line = Instant::now() - 3 * PLAIN_LINE_INTERVAL;
+        display.phase_started = display.last_line;
+        let simulating = Progress {
+            phase: Phase::Simulation,
+            records: 1282,
+            total_records: Some(6999),
+        };
+        assert_eq!(display.due_line(simulating), None);
+        // An interval into the phase, the line's rate is over that interval.
+        display.phase_started = Instant::now() - PLAIN_LINE_INTERVAL;
+        display.last_line = display.phase_started;
+        let line = display.due_line(simulating).expect("a line is due");
+        assert!(
+            line.contains("1282 of 6999 requests (18 %), 0.00 M requests/s"),
+            "{line}"
+        );
+    }
 
     #[test]
     fn plain_lines_give_rate_and_eta_once_the_total_is_known() {

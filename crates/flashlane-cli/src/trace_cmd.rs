@@ -107,6 +107,9 @@ impl TraceReader for DeviceFilter {
     fn clamped_backsteps(&self) -> u64 {
         self.inner.clamped_backsteps()
     }
+    fn notes(&self) -> flashlane_core::trace::ReaderNotes {
+        self.inner.notes()
+    }
 }
 
 fn open_input(input: &InputArgs) -> Result<Box<dyn TraceReader>, Error> {

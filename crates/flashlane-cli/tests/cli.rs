@@ -39,6 +39,13 @@ fn run_prints_a_summary_and_writes_the_documented_json() {
     );
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("6999 measured"), "{text}");
+    // The engine's rate and the whole command's, each named; WAF over all programs and the
+    // host-and-GC figure beside it.
+    assert!(
+        text.contains("requests/s simulating); preconditioning ") && text.contains("; whole run "),
+        "{text}"
+    );
+    assert!(text.contains("(all programs; host and GC only "), "{text}");
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     std::fs::remove_file(&json).unwrap();
@@ -56,6 +63,7 @@ fn run_prints_a_summary_and_writes_the_documented_json() {
         "flash",
         "gc",
         "waf",
+        "waf_host_gc",
         "engine",
     ] {
         assert!(v.get(key).is_some(), "missing {key}");
@@ -412,4 +420,103 @@ fn unwritable_outputs_fail_before_any_trace_is_read() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("is a directory"));
     assert!(!missing.parent().unwrap().exists());
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A run's warnings are in its text summary and its JSON; `compare` prints each once with the
+/// rows that carry it (here: a header-only trace, and `--device 99` on a real one).
+#[test]
+fn warnings_are_printed_and_written_by_run_and_compare() {
+    let header = temp("header-only.csv");
+    std::fs::write(
+        &header,
+        "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime\n",
+    )
+    .unwrap();
+    let json = temp("warn.json");
+    let out = flashlane()
+        .args([
+            "run",
+            "--preset",
+            "mqsim-default",
+            "--format",
+            "msr",
+            "--trace",
+        ])
+        .arg(&header)
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("warning [no_requests_measured, 1]: no request was measured"),
+        "{text}"
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(v["warnings"][0]["code"], "no_requests_measured");
+    assert_eq!(v["warnings"][0]["count"], 1);
+    std::fs::remove_file(&json).unwrap();
+    std::fs::remove_file(&header).unwrap();
+
+    let out = flashlane()
+        .args([
+            "compare",
+            "--preset",
+            "mqsim-default",
+            "--trace",
+            &trace("tpcc-small.mqsim"),
+            "--remap-addresses",
+            "--host-schedulers",
+            "noop,deadline",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("warning [host_queue_never_held_two] (noop, deadline): ")
+            && text.contains("host schedulers cannot differ"),
+        "{text}"
+    );
+}
+
+/// Runs on parallel threads are held to the memory limit together: two runs of about 40 GiB
+/// of FTL records each are refused before either allocates (over the 64 GiB cap, or this
+/// machine's available memory if lower).
+#[test]
+fn compare_refuses_parallel_runs_that_do_not_fit_together() {
+    let out = flashlane()
+        .args([
+            "compare",
+            "--preset",
+            "mqsim-default",
+            "--trace",
+            &trace("tpcc-small.mqsim"),
+            "--set",
+            "geometry.blocks_per_plane=5000000",
+            "--set",
+            "geometry.pages_per_block=1",
+            "--host-schedulers",
+            "noop,deadline",
+            "--jobs",
+            "2",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("2 runs at once need about ") && err.contains("--jobs"),
+        "{err}"
+    );
 }

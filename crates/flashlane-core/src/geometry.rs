@@ -71,6 +71,31 @@ impl Geometry {
                 return Err(format!("{key} must be at least 1"));
             }
         }
+        // Products in u64 first: chips(), dies() and planes() multiply in u32.
+        let chips = u64::from(self.channels) * u64::from(self.chips_per_channel);
+        let planes = chips * u64::from(self.dies_per_chip) * u64::from(self.planes_per_die);
+        if chips > MAX_CHIPS as u64 {
+            return Err(format!(
+                "geometry has {chips} chips (geometry.channels x geometry.chips_per_channel); \
+                 at most {MAX_CHIPS} are supported"
+            ));
+        }
+        if planes > 1 << 20 {
+            return Err(format!(
+                "geometry has {planes} planes (chips x geometry.dies_per_chip x \
+                 geometry.planes_per_die); at most 2^20 are supported"
+            ));
+        }
+        let pages = u128::from(planes)
+            * u128::from(self.blocks_per_plane)
+            * u128::from(self.pages_per_block);
+        if pages >= u128::from(u32::MAX) {
+            return Err(format!(
+                "geometry has {pages} physical pages (planes x geometry.blocks_per_plane x \
+                 geometry.pages_per_block); at most {} are supported",
+                u32::MAX - 1
+            ));
+        }
         if self.chips() as usize > MAX_CHIPS {
             return Err(format!(
                 "geometry has {} chips; at most {MAX_CHIPS} are supported",

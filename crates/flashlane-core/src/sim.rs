@@ -129,11 +129,28 @@ pub struct SimResults {
     pub cmt: Option<CmtStats>,
     pub variation: Option<VariationStats>,
     pub waf: f64,
+    pub waf_host_gc: f64,
     pub events: u64,
     pub request_paths: RequestPathStats,
     pub per_source: Vec<(RequestCounts, LatencyByOp)>,
     pub device: DeviceQueueStats,
     pub write_buffer: Option<WriteBufferStats>,
+    pub shape: RunShape,
+}
+
+/// How the run went, for its warnings (stats::warnings): not figures of the summary.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RunShape {
+    /// Most requests waiting in the host scheduler at once (after an admission).
+    pub host_queue_max: u64,
+    /// Open loop: the latest (rebased, scaled) trace time of a request; else 0.
+    pub last_arrival_ns: u64,
+    /// Start and end of the measured window (start = end when nothing was measured).
+    pub window_start_ns: u64,
+    pub window_end_ns: u64,
+    /// When the input ended (the last record was admitted), and the requests then in the
+    /// host queue or the device; `None` if the run never reached the end of its input.
+    pub input_end: Option<(u64, u64)>,
 }
 
 /// SSDsim's platform rules (each off by default; docs/models/ssd-model.md, "SSDsim's platform
@@ -220,6 +237,9 @@ pub struct Simulation {
     /// overwrites one: a prefetch hint for its admission.
     lookahead_overwrites: Option<(u32, u32, u32)>,
     last_arrival_ns: u64,
+    /// See [`RunShape`].
+    host_queue_max: u64,
+    input_end: Option<(u64, u64)>,
     records: u64,
     next_seq: u64,
     host_wake_at: Option<u64>,
@@ -401,6 +421,8 @@ impl Simulation {
             lookahead_arrived: false,
             lookahead_overwrites: None,
             last_arrival_ns: 0,
+            host_queue_max: 0,
+            input_end: None,
             records: 0,
             next_seq: 0,
             host_wake_at: None,
@@ -549,9 +571,11 @@ impl Simulation {
             .max_requests
             .is_some_and(|max| self.records >= max)
         {
+            self.note_input_end();
             return Ok(());
         }
         let Some(arrival) = next_record()? else {
+            self.note_input_end();
             return Ok(());
         };
         self.records += 1;
@@ -589,6 +613,13 @@ impl Simulation {
             Replay::ClosedLoop { .. } | Replay::AsFastAsPossible => self.lookahead_arrived = true,
         }
         Ok(())
+    }
+
+    /// Remember when the input ended and how many requests were then in the system (once).
+    fn note_input_end(&mut self) {
+        if self.input_end.is_none() {
+            self.input_end = Some((self.events.now_ns(), self.live_requests));
+        }
     }
 
     fn on_arrival(
@@ -760,6 +791,7 @@ impl Simulation {
         self.live_requests += 1;
         let view = host_view!(self, now);
         self.host.push(host, &view);
+        self.host_queue_max = self.host_queue_max.max(self.host.len() as u64);
         Ok(())
     }
 
@@ -1828,7 +1860,13 @@ impl Simulation {
                     writebacks: now.mapping_programs - base.mapping_programs,
                 }
             }),
+            // Every program over host programs: mapping-table write-backs are flash work too.
             waf: if host_writes == 0 {
+                0.0
+            } else {
+                (host_writes + moved + self.flash.mapping_programs) as f64 / host_writes as f64
+            },
+            waf_host_gc: if host_writes == 0 {
                 0.0
             } else {
                 (host_writes + moved) as f64 / host_writes as f64
@@ -1840,6 +1878,13 @@ impl Simulation {
                 .buffer
                 .as_ref()
                 .map(|b| b.buffer.stats(&b.at_window_start)),
+            shape: RunShape {
+                host_queue_max: self.host_queue_max,
+                last_arrival_ns: self.last_arrival_ns,
+                window_start_ns: start,
+                window_end_ns: end,
+                input_end: self.input_end,
+            },
             per_source: self
                 .per_source
                 .iter()

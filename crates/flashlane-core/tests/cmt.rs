@@ -58,6 +58,8 @@ fn hits_misses_and_mapping_traffic_match_a_hand_count() {
     assert_eq!(cmt.capacity_entries, 2);
     assert_eq!(cmt.entries_per_translation_page, PER_TPAGE);
     assert!((cmt.hit_ratio - 2.0 / 7.0).abs() < 1e-12);
+    // One host program and one mapping program: WAF counts both; the host-and-GC figure not.
+    assert_eq!((s.waf, s.waf_host_gc), (2.0, 1.0));
 }
 
 #[test]

@@ -900,6 +900,23 @@ fn blktrace_merges_cpus_in_time_order() {
     }
 }
 
+/// A capture missing a per-CPU file, or one per-CPU file given alone, says which CPUs it did
+/// not read (the run's `blktrace_cpu_files_missing` warning); a whole capture says none.
+#[test]
+fn blktrace_notes_the_cpu_files_it_did_not_read() {
+    let dir = scratch_dir("blk-missing");
+    blktrace_capture(&dir, false);
+    let whole = open(&dir, TraceFormat::Blktrace).unwrap();
+    assert_eq!(whole.notes().missing_cpu_files, Vec::<u32>::new());
+    let single = open(&dir.join("sdb.blktrace.1"), TraceFormat::Blktrace).unwrap();
+    assert_eq!(single.notes().missing_cpu_files, vec![0]);
+    std::fs::rename(dir.join("sdb.blktrace.1"), dir.join("sdb.blktrace.3")).unwrap();
+    for path in [dir.clone(), dir.join("sdb")] {
+        let gap = open(&path, TraceFormat::Blktrace).unwrap();
+        assert_eq!(gap.notes().missing_cpu_files, vec![1, 2]);
+    }
+}
+
 #[test]
 fn blktrace_errors() {
     let dir = scratch_dir("blk-errors");

@@ -60,17 +60,21 @@ fn variation_sets_program_latency_and_is_deterministic() {
     assert!(v15.block_program_us_histogram.len() > v6.block_program_us_histogram.len());
 }
 
+/// Without `[variation]` the faster-block choice would change nothing: refused, naming the key
+/// that turns variation on.
 #[test]
-fn block_choice_is_a_noop_without_variation() {
-    let plain = run(small(&[]), "choice-off", &workload());
-    let chosen = run(
-        small(&[("ftl.block_choice", "fastest_for_conflicts")]),
-        "choice-on",
-        &workload(),
+fn block_choice_without_variation_is_refused() {
+    let overrides = vec![(
+        "ftl.block_choice".to_string(),
+        "fastest_for_conflicts".to_string(),
+    )];
+    let e = flashlane_core::config::Config::from_preset("mqsim-default", &overrides)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("ftl.block_choice") && e.contains("variation.enabled = true"),
+        "{e}"
     );
-    assert!(plain.variation.is_none());
-    assert_eq!(plain.latency_us, chosen.latency_us);
-    assert_eq!(plain.gc, chosen.gc);
 }
 
 #[test]

@@ -370,8 +370,12 @@ impl Config {
         overrides: &[(String, String)],
     ) -> Result<Config, Error> {
         // First the file alone, so its errors carry its line numbers.
-        let config: Config =
-            toml::from_str(text).map_err(|e| Error::Config(format!("{origin}: {e}")))?;
+        let config: Config = toml::from_str(text).map_err(|e| {
+            Error::Config(match error_key(text, &e) {
+                Some(key) => format!("{origin}: key `{key}`: {e}"),
+                None => format!("{origin}: {e}"),
+            })
+        })?;
         config
             .validate()
             .map_err(|e| Error::Config(format!("{origin}: {e}")))?;
@@ -383,16 +387,21 @@ impl Config {
         for (key, value) in overrides {
             apply_override(&mut table, key, value)?;
         }
-        let config: Config =
-            toml::Value::Table(table)
-                .try_into()
-                .map_err(|e: toml::de::Error| {
-                    Error::Config(format!(
-                        "{origin} with overrides {}: {}",
-                        describe(overrides),
-                        e.message()
-                    ))
-                })?;
+        // Parsed from text, so that an error's span tells which key it is about.
+        let merged = toml::to_string(&table).map_err(|e| {
+            Error::Config(format!(
+                "{origin} with overrides {}: {e}",
+                describe(overrides)
+            ))
+        })?;
+        let config: Config = toml::from_str(&merged).map_err(|e| {
+            Error::Config(format!(
+                "{origin} with overrides {}: {}{}",
+                describe(overrides),
+                error_key(&merged, &e).map_or(String::new(), |k| format!("{k}: ")),
+                e.message()
+            ))
+        })?;
         config.validate().map_err(|e| {
             Error::Config(format!(
                 "{origin} with overrides {}: {e}",
@@ -411,6 +420,18 @@ impl Config {
         if !(t.channel_bytes_per_ns.is_finite() && t.channel_bytes_per_ns > 0.0) {
             return Err("timing.channel_bytes_per_ns must be a positive number".into());
         }
+        for (key, ns) in [
+            ("timing.page_read_ns", t.page_read_ns),
+            ("timing.page_program_ns", t.page_program_ns),
+            ("timing.block_erase_ns", t.block_erase_ns),
+        ] {
+            if ns == 0 {
+                return Err(format!(
+                    "{key} must be at least 1 ns (a flash operation that takes no time)"
+                ));
+            }
+        }
+        self.check_time_bounds()?;
         let f = &self.ftl;
         if !(0.0..0.9).contains(&f.overprovisioning_fraction) {
             return Err("ftl.overprovisioning_fraction must be in [0, 0.9)".into());
@@ -501,6 +522,7 @@ impl Config {
         if self.variation.enabled {
             self.variation.validate()?;
         }
+        self.check_inert_keys()?;
         if self.timing.page_program_ns > u32::MAX as u64 {
             // Transactions carry their program time in u32 ns.
             return Err("timing.page_program_ns must be below 2^32 ns (4.29 s)".into());
@@ -545,6 +567,92 @@ impl Config {
         Ok(())
     }
 
+    /// Every duration (`*_ns`) at most [`MAX_DURATION_NS`], every rate (`*_per_ns`) at least
+    /// what moves one page in that time, and every rate ratio (`*_ratio`) within
+    /// [1 / [`MAX_RATIO`], [`MAX_RATIO`]]: with these, the engine's integer-ns arithmetic
+    /// stays exact (no sum of times reaches 2^64, no transfer time saturates). Walks the
+    /// serialized config, so a new key is covered by its name.
+    fn check_time_bounds(&self) -> Result<(), String> {
+        let value = serde_json::to_value(self).map_err(|e| e.to_string())?;
+        let min_rate = f64::from(self.geometry.page_bytes) / MAX_PAGE_TRANSFER_NS as f64;
+        let mut error = None;
+        walk_numbers(&value, &mut String::new(), &mut |key, number| {
+            if error.is_some() {
+                return;
+            }
+            let leaf = key.rsplit('.').next().unwrap_or(key);
+            if leaf.ends_with("_per_ns") {
+                let rate = number.as_f64().unwrap_or(0.0);
+                if rate.is_nan() || rate < min_rate {
+                    error = Some(format!(
+                        "{key} = {rate:e} bytes/ns is below {min_rate:e}: one page of \
+                         geometry.page_bytes would take longer than {MAX_PAGE_TRANSFER_NS} \
+                         ns ({:.2} s) to transfer",
+                        MAX_PAGE_TRANSFER_NS as f64 / 1e9
+                    ));
+                }
+            } else if leaf.ends_with("_ns") {
+                if number.as_u64().is_none_or(|ns| ns > MAX_DURATION_NS) {
+                    error = Some(format!(
+                        "{key} = {number} ns is above the limit of {MAX_DURATION_NS} ns \
+                         ({:.2} s) that keeps the simulator's time arithmetic exact",
+                        MAX_DURATION_NS as f64 / 1e9
+                    ));
+                }
+            } else if leaf.ends_with("_ratio") {
+                let ratio = number.as_f64().unwrap_or(0.0);
+                if !(1.0 / MAX_RATIO..=MAX_RATIO).contains(&ratio) {
+                    error = Some(format!(
+                        "{key} = {ratio} must be within [1/{MAX_RATIO}, {MAX_RATIO}]"
+                    ));
+                }
+            }
+        });
+        error.map_or(Ok(()), Err)
+    }
+
+    /// Keys that would change nothing because the feature they tune is off are errors (a
+    /// setting that silently does nothing reads as a result about it). The off switch is
+    /// never turned on implicitly: the error says which key turns it on.
+    fn check_inert_keys(&self) -> Result<(), String> {
+        if !self.variation.enabled {
+            let off = crate::ftl::VariationConfig::default();
+            if let Some(key) = first_difference(&self.variation, &off) {
+                return Err(format!(
+                    "variation.{key} is set, but variation.enabled is false, so it would change \
+                     nothing; set variation.enabled = true (or leave the key out)"
+                ));
+            }
+            if self.ftl.block_choice == crate::ftl::BlockChoice::FastestForConflicts {
+                return Err(
+                    "ftl.block_choice = \"fastest_for_conflicts\" needs per-block \
+                            program latencies: set variation.enabled = true (without it, it \
+                            is the same as \"in_order\")"
+                        .into(),
+                );
+            }
+        }
+        let d = &self.device;
+        if d.write_buffer_bytes == 0 {
+            if d.write_buffer_page_ns != default_write_buffer_page_ns() {
+                return Err(
+                    "device.write_buffer_page_ns is set, but device.write_buffer_bytes \
+                            is 0 (no write buffer), so it would change nothing"
+                        .into(),
+                );
+            }
+            if d.write_buffer_flush_threshold_fraction
+                != default_write_buffer_flush_threshold_fraction()
+            {
+                return Err("device.write_buffer_flush_threshold_fraction is set, but \
+                            device.write_buffer_bytes is 0 (no write buffer), so it would \
+                            change nothing"
+                    .into());
+            }
+        }
+        Ok(())
+    }
+
     /// The static allocation order (the host-visible order when allocation is dynamic).
     /// The static map of this config (order and stripe unit).
     pub fn static_map(&self) -> StaticMap {
@@ -558,6 +666,100 @@ impl Config {
             AllocationConfig::Dynamic {} => self.ftl.host_visible_order,
         }
     }
+}
+
+/// Longest duration a config key may give (`*_ns`): 2^40 ns, about 18 minutes (host
+/// scheduler expiries are seconds; `timing.page_program_ns` has its own, lower bound, 2^32 ns,
+/// as transactions carry it in u32). With arrivals bounded at 2^60 ns no sum of times nears
+/// 2^64 ns.
+pub const MAX_DURATION_NS: u64 = 1 << 40;
+/// Longest time one page's transfer may take at a `*_per_ns` rate: 2^32 ns.
+pub const MAX_PAGE_TRANSFER_NS: u64 = 1 << 32;
+/// Largest factor a `*_ratio` key may scale a rate or time by (and smallest, 1 / this).
+pub const MAX_RATIO: f64 = 1024.0;
+
+/// Call `f` with the dotted key and value of every number in `value`.
+fn walk_numbers(
+    value: &serde_json::Value,
+    key: &mut String,
+    f: &mut dyn FnMut(&str, &serde_json::Number),
+) {
+    match value {
+        serde_json::Value::Number(n) => f(key, n),
+        serde_json::Value::Object(map) => {
+            for (k, v) in map {
+                let len = key.len();
+                if !key.is_empty() {
+                    key.push('.');
+                }
+                key.push_str(k);
+                walk_numbers(v, key, f);
+                key.truncate(len);
+            }
+        }
+        serde_json::Value::Array(items) => {
+            for v in items {
+                walk_numbers(v, key, f);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The first key (in serialization order) whose value differs between `a` and `b`.
+fn first_difference<T: Serialize>(a: &T, b: &T) -> Option<String> {
+    let (Ok(toml::Value::Table(a)), Ok(toml::Value::Table(b))) =
+        (toml::Value::try_from(a), toml::Value::try_from(b))
+    else {
+        return None;
+    };
+    a.iter()
+        .find(|(key, value)| b.get(*key) != Some(*value))
+        .map(|(key, _)| key.clone())
+}
+
+/// The full dotted key a TOML error in `text` is about, from its span: the key on the line it
+/// points at (or the missing field it names) under the table header above it.
+fn error_key(text: &str, e: &toml::de::Error) -> Option<String> {
+    let span = e.span()?;
+    let before = text.get(..span.start)?;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let line = text[line_start..].lines().next().unwrap_or("");
+    let header = |l: &str| {
+        let l = l.trim();
+        (l.starts_with('[') && l.ends_with(']'))
+            .then(|| l.trim_matches(|c| c == '[' || c == ']').trim().to_string())
+    };
+    let on_header = header(line);
+    let section = match &on_header {
+        Some(h) => h.clone(),
+        None => text[..line_start]
+            .lines()
+            .rev()
+            .find_map(header)
+            .unwrap_or_default(),
+    };
+    let join = |key: &str| {
+        if section.is_empty() {
+            key.to_string()
+        } else {
+            format!("{section}.{key}")
+        }
+    };
+    // A tagged table's errors point at its header: the field is in the message.
+    let message = e.message();
+    if let Some(field) = ["missing field `", "unknown field `"]
+        .iter()
+        .find_map(|prefix| message.strip_prefix(prefix))
+        .and_then(|rest| rest.split('`').next())
+    {
+        return Some(join(field));
+    }
+    if on_header.is_some() {
+        return Some(section);
+    }
+    let key = line.split('=').next()?.trim().trim_matches('"');
+    (!key.is_empty()).then(|| join(key))
 }
 
 fn describe(overrides: &[(String, String)]) -> String {

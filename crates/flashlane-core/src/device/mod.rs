@@ -178,8 +178,11 @@ pub enum DeviceSchedulerConfig {
     /// SOS: HOS's per-chip queues plus the queue-size leveller (an idle chip with an empty
     /// queue takes a queued host write from a longer queue, remapped) and the write-hit
     /// manager (a queued host write superseded by a newer one is cancelled).
+    /// Both switches default to on (SOS as the paper runs it).
     Sos {
+        #[serde(default = "switch_on")]
         queue_size_leveller: bool,
+        #[serde(default = "switch_on")]
         write_hit_manager: bool,
     },
     /// SSDsim's order (PIQ/VIOS platform): the whole chip is busy while any of its dies
@@ -189,6 +192,10 @@ pub enum DeviceSchedulerConfig {
     /// copybacks and erases, then host reads, then writes; an idle die of the chip takes the
     /// head of the highest non-empty class, the oldest head first inside a class.
     ReadFirst {},
+}
+
+fn switch_on() -> bool {
+    true
 }
 
 impl DeviceSchedulerConfig {

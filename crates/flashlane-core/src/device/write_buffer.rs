@@ -114,6 +114,14 @@ struct BufferShadow {
 }
 
 impl WriteBuffer {
+    /// Bytes [`WriteBuffer::new`] reserves for `capacity_pages` slots: the hash table (its
+    /// buckets a power of two at 7/8 load, each an entry and a control byte) and the flush
+    /// order.
+    pub fn upfront_bytes(capacity_pages: u64) -> u64 {
+        let buckets = (capacity_pages.max(1) * 8 / 7).next_power_of_two();
+        buckets * (std::mem::size_of::<(u32, Entry)>() as u64 + 1) + capacity_pages * 4
+    }
+
     /// `capacity_pages` >= 1 (the config checks it).
     pub fn new(
         capacity_pages: u32,

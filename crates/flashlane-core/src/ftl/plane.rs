@@ -75,6 +75,15 @@ pub struct Plane {
 }
 
 impl Plane {
+    /// Bytes [`Plane::new`] allocates: the block records, the free list (a B-tree: about
+    /// twice its 12-byte entries) and the valid-count buckets. Reverse maps come later, per
+    /// block written.
+    pub fn upfront_bytes(blocks: u32, pages_per_block: u32) -> u64 {
+        std::mem::size_of::<Plane>() as u64
+            + u64::from(blocks) * (std::mem::size_of::<Block>() as u64 + 24)
+            + 2 * (u64::from(pages_per_block) + 1) * 4
+    }
+
     pub fn new(blocks: u32, pages_per_block: u32) -> Self {
         Plane {
             blocks: (0..blocks)

@@ -6,7 +6,9 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use super::spill::{self, Counters, Recorder, Replayed};
-use crate::trace::{self, ReaderOptions, SpilledStream, TraceFormat, TraceReader, TraceRecord};
+use crate::trace::{
+    self, ReaderNotes, ReaderOptions, SpilledStream, TraceFormat, TraceReader, TraceRecord,
+};
 use crate::workload::{SyntheticReader, SyntheticSpec};
 use crate::Error;
 
@@ -99,6 +101,13 @@ impl RecordStream {
         }
     }
 
+    fn notes(&self) -> ReaderNotes {
+        match self {
+            RecordStream::Trace(_, r) => r.notes(),
+            RecordStream::Synthetic(_) => ReaderNotes::default(),
+        }
+    }
+
     /// (bad lines, skipped events, clamped back-steps) of a trace reader.
     fn reader_counters(&self) -> [u64; 3] {
         match self {
@@ -107,6 +116,12 @@ impl RecordStream {
         }
     }
 }
+
+/// Largest `--time-scale`.
+pub const MAX_TIME_SCALE: f64 = 1e6;
+/// Latest arrival time a request may have after rebasing and scaling, ns (about 36.5 years):
+/// simulated time then stays far below 2^64 ns, whatever the device does after it.
+pub const MAX_ARRIVAL_NS: u64 = 1 << 60;
 
 /// How trace time drives arrivals.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -390,6 +405,11 @@ impl Inputs {
             .collect()
     }
 
+    /// Each source's reader notes (for the run's warnings), over every record read so far.
+    pub fn notes(&self) -> Vec<ReaderNotes> {
+        self.sources.iter().map(|s| s.reader.notes()).collect()
+    }
+
     /// Read the next record of source `i` that passes the device filter.
     fn refill(&mut self, i: usize) -> Result<(), Error> {
         let source = &mut self.sources[i];
@@ -446,11 +466,29 @@ impl Inputs {
             return Ok(None);
         };
         self.refill(i)?;
-        record.time_ns = if self.time_scale == 1.0 {
-            t
+        // Unscaled times stay exact integers (f64 holds only 53 bits).
+        let (time_ns, scaled) = if self.time_scale == 1.0 {
+            (t, t as f64)
         } else {
-            (t as f64 * self.time_scale).round() as u64
+            let scaled = (t as f64 * self.time_scale).round();
+            (scaled as u64, scaled)
         };
+        if time_ns > MAX_ARRIVAL_NS || scaled > MAX_ARRIVAL_NS as f64 {
+            let source = &self.sources[i];
+            return Err(Error::Workload(format!(
+                "{}: record {} arrives {t} ns after the trace's first record{}, past the \
+                 2^60 ns (36.5 years) the simulator's clock allows: a wrong time (or --format \
+                 with the wrong time unit)",
+                source.input.path.display(),
+                source.report.records + source.report.filtered_records + 1,
+                if self.time_scale == 1.0 {
+                    String::new()
+                } else {
+                    format!(" ({scaled:e} ns at --time-scale {})", self.time_scale)
+                }
+            )));
+        }
+        record.time_ns = time_ns;
         self.place(i, &mut record)?;
         if self.sources.len() > 1 {
             // In a mix each trace is one application: its own stream for per-stream schedulers.

@@ -1,6 +1,7 @@
 //! One simulation run from inputs to summary: the function the CLI and Python both call.
 
 mod input;
+mod memory;
 mod spill;
 
 use std::path::PathBuf;
@@ -14,13 +15,14 @@ use crate::host::HostScheduler;
 use crate::interconnect::Interconnect;
 use crate::sim::{SimOptions, Simulation};
 use crate::stats::{
-    energy_stats, EngineStats, MemoryStats, NamedReport, RunOptions, SourceSummary, Summary,
-    TraceSummary, SCHEMA_VERSION,
+    energy_stats, warnings, EngineStats, MemoryStats, NamedReport, RunOptions, SourceSummary,
+    Summary, TraceSummary, WarningInputs, SCHEMA_VERSION,
 };
 use crate::trace::{Op, TraceFormat};
 use crate::Error;
 
 pub use input::{AddressPolicy, Arrival, Inputs, Replay, SourceReport, TraceInput};
+pub use memory::{check_parallel_memory, upfront_memory, MemoryEstimate, MAX_UPFRONT_BYTES};
 
 /// Everything one run needs.
 #[derive(Debug, Clone)]
@@ -69,10 +71,16 @@ impl RunSpec {
 
     fn validate(&self) -> Result<(), Error> {
         self.config.validate().map_err(Error::Config)?;
+        // Before anything is allocated.
+        memory::check_memory(self)?;
         match self.replay {
-            Replay::OpenLoop { time_scale } if !(time_scale.is_finite() && time_scale > 0.0) => {
+            Replay::OpenLoop { time_scale }
+                if !(time_scale > 0.0 && time_scale <= input::MAX_TIME_SCALE) =>
+            {
                 Err(Error::Config(format!(
-                    "--time-scale {time_scale}: must be a positive number"
+                    "--time-scale {time_scale}: must be a positive number of at most {} \
+                     (arrival times stay below 2^60 ns)",
+                    input::MAX_TIME_SCALE
                 )))
             }
             Replay::ClosedLoop { outstanding: 0 } => Err(Error::Config(
@@ -269,6 +277,13 @@ fn run_checked(
         sim.lose_buffer_rewrites_for_test();
     }
     sim.preload_sectors(partial_sectors.into_iter());
+    // The simulation phase starts now, not at its first periodic report: a display measures
+    // its rate from here (after a long preconditioning, not from a moment ago).
+    progress(Progress {
+        phase: Phase::Simulation,
+        records: 0,
+        total_records,
+    });
     let started = Instant::now();
     sim.run(&mut || inputs.next_arrival(), &mut |records| {
         progress(Progress {
@@ -289,6 +304,19 @@ fn run_checked(
             latency_us: stats.1.clone(),
         })
         .collect();
+    let notes = inputs.notes();
+    let warnings = warnings(&WarningInputs {
+        replay: spec.replay,
+        warmup_requests: spec.warmup_requests,
+        device_filter: spec.traces.iter().find_map(|t| t.device),
+        backstep_tolerance_ns: spec.traces[0].options.backstep_tolerance_ns,
+        host_queue_length: u64::from(config.host.queue_length_requests),
+        reports: &reports,
+        notes: &notes,
+        records: results.records,
+        completed: results.requests.completed,
+        shape: results.shape,
+    });
     let primary = &reports[0];
     let interconnect_report = sim.interconnect.report();
     let energy = energy_stats(
@@ -308,6 +336,7 @@ fn run_checked(
             records: results.records,
             bad_lines: reports.iter().map(|r| r.bad_lines).sum(),
         },
+        warnings,
         run: RunOptions {
             warmup_requests: spec.warmup_requests,
             max_requests: spec.max_requests,
@@ -326,6 +355,7 @@ fn run_checked(
         cmt: results.cmt,
         variation: results.variation,
         waf: results.waf,
+        waf_host_gc: results.waf_host_gc,
         host_scheduler: NamedReport {
             name: config.host.scheduler.name().to_string(),
             report: sim.host.report(),

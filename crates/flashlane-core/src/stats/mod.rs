@@ -4,10 +4,12 @@
 mod device_queues;
 mod energy;
 mod request_paths;
+mod warnings;
 
 pub use device_queues::{DeviceQueueRecorder, DeviceQueueStats};
 pub use energy::{energy_stats, EnergyConfig, EnergyStats};
 pub use request_paths::{RequestPathRecorder, RequestPathStats};
+pub use warnings::{warnings, Warning, WarningInputs};
 
 use hdrhistogram::Histogram;
 use serde::Serialize;
@@ -33,8 +35,11 @@ pub struct LatencyRecorder {
 impl Default for LatencyRecorder {
     fn default() -> Self {
         LatencyRecorder {
-            // 1 ns to ~1.2 days; longer latencies saturate at the top (max stays exact).
-            histogram: Histogram::new_with_bounds(1, 1 << 47, 3).expect("valid histogram bounds"),
+            // 1 ns to 2^62 ns: above any latency of a run (arrivals end by 2^60 ns, every
+            // operation is bounded), so no sample saturates and no percentile falls below the
+            // samples it summarises. The bucket layout depends only on the lowest value and
+            // the precision, so the percentiles are those of a narrower histogram.
+            histogram: Histogram::new_with_bounds(1, 1 << 62, 3).expect("valid histogram bounds"),
             sum_ns: 0,
             max_ns: 0,
         }
@@ -43,7 +48,7 @@ impl Default for LatencyRecorder {
 
 impl LatencyRecorder {
     pub fn record(&mut self, latency_ns: u64) {
-        // Auto-resizing histogram: recording cannot fail for any u64.
+        // Saturating: recording cannot fail for any u64 (none reaches the top; see new).
         self.histogram.saturating_record(latency_ns.max(1));
         self.sum_ns += latency_ns as u128;
         self.max_ns = self.max_ns.max(latency_ns);
@@ -107,6 +112,10 @@ pub struct Summary {
     /// The fully resolved configuration (preset plus overrides).
     pub config: Config,
     pub trace: TraceSummary,
+    /// Conditions under which the figures may not be what was meant (stats/warnings.rs);
+    /// absent when there is none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<Warning>,
     pub run: RunOptions,
     pub requests: RequestCounts,
     /// Per-request latency in microseconds (measured requests only).
@@ -128,9 +137,12 @@ pub struct Summary {
     /// Process-variation statistics (`[variation]` on only; see ftl::variation).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub variation: Option<crate::ftl::VariationStats>,
-    /// Write amplification in the measured window: (host page programs + GC page moves) /
-    /// host page programs; 0 when no page was written.
+    /// Write amplification in the measured window: every page program (host + GC page moves +
+    /// mapping-table write-backs) / host page programs; 0 when no page was written.
     pub waf: f64,
+    /// The same without mapping-table programs: (host page programs + GC page moves) / host
+    /// page programs (what `waf` was before mapping programs were counted).
+    pub waf_host_gc: f64,
     pub host_scheduler: NamedReport<HostSchedulerReport>,
     pub device_scheduler: String,
     /// Device queues: per-chip queue lengths, per-chip idle share, SOS's moved and cancelled

@@ -98,6 +98,38 @@ fn one_file_per_cpu(
     Ok(files.into_iter().map(|(_, _, p)| p).collect())
 }
 
+/// CPU numbers of the capture `read` belongs to that have no file among `read`: gaps below
+/// the highest CPU number, and the capture's other files next to a per-CPU file given alone.
+fn missing_cpus(read: &[PathBuf]) -> Vec<u32> {
+    let cpu_of = |p: &PathBuf| {
+        let name = p.file_name()?.to_str()?;
+        split_cpu_file_name(name).map(|(prefix, cpu)| (prefix.to_owned(), cpu))
+    };
+    let read_cpus: Vec<(String, u32)> = read.iter().filter_map(cpu_of).collect();
+    let Some((prefix, _)) = read_cpus.first() else {
+        return Vec::new();
+    };
+    let dir = match read[0].parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let siblings = list_cpu_files(dir).unwrap_or_default();
+    let highest = siblings
+        .iter()
+        .filter(|(p, _, _)| p == prefix)
+        .map(|(_, cpu, _)| *cpu)
+        .chain(read_cpus.iter().map(|(_, cpu)| *cpu))
+        .max()
+        .unwrap_or(0);
+    // A CPU number far past the files present is a name, not a machine's CPU count.
+    if highest as usize > read.len() + 4096 {
+        return Vec::new();
+    }
+    (0..=highest)
+        .filter(|cpu| !read_cpus.iter().any(|(_, c)| c == cpu))
+        .collect()
+}
+
 /// The per-CPU files of one capture, by CPU number. `path` is a capture directory, the common
 /// prefix (`dir/NAME` for `dir/NAME.blktrace.*`), or one per-CPU file (read alone).
 pub fn blktrace_files(path: &Path) -> Result<Vec<PathBuf>, TraceError> {
@@ -327,21 +359,31 @@ pub struct BlktraceReader {
     checks: RecordChecks,
     max_bad_lines: u64,
     bad_lines: u64,
+    /// CPUs of the capture whose file is not read (see [`missing_cpus`]).
+    missing_cpus: Vec<u32>,
 }
 
 impl BlktraceReader {
     /// Opens every per-CPU file of the capture named by `path` (see [`blktrace_files`]).
     pub fn open(path: &Path, options: &ReaderOptions) -> Result<Self, TraceError> {
+        let paths = blktrace_files(path)?;
+        let missing = missing_cpus(&paths);
         let mut files = Vec::new();
-        for file in blktrace_files(path)? {
+        for file in paths {
             files.push((open_decompressed(&file)?, file));
         }
-        Ok(Self::from_files(path, files, options))
+        let mut reader = Self::from_files(path, files, options);
+        reader.missing_cpus = missing;
+        Ok(reader)
     }
 
     /// Reads one per-CPU file's events from an open (decompressed) stream, e.g. a pipe.
     pub fn from_stream(path: PathBuf, input: Box<dyn BufRead>, options: &ReaderOptions) -> Self {
-        Self::from_files(&path.clone(), vec![(input, path)], options)
+        // A per-CPU file read alone: its capture's other files are not read.
+        let missing = missing_cpus(std::slice::from_ref(&path));
+        let mut reader = Self::from_files(&path.clone(), vec![(input, path)], options);
+        reader.missing_cpus = missing;
+        reader
     }
 
     fn from_files(
@@ -373,6 +415,7 @@ impl BlktraceReader {
             checks: RecordChecks::new(options.backstep_tolerance_ns),
             max_bad_lines: options.max_bad_lines,
             bad_lines: 0,
+            missing_cpus: Vec::new(),
         }
     }
 
@@ -458,5 +501,12 @@ impl TraceReader for BlktraceReader {
 
     fn clamped_backsteps(&self) -> u64 {
         self.checks.clamped_backsteps()
+    }
+
+    fn notes(&self) -> super::ReaderNotes {
+        super::ReaderNotes {
+            missing_cpu_files: self.missing_cpus.clone(),
+            ..self.checks.notes()
+        }
     }
 }

@@ -63,6 +63,11 @@ pub(crate) struct RecordChecks {
     last_time_ns: Option<u64>,
     backstep_tolerance_ns: u64,
     clamped_backsteps: u64,
+    largest_clamped_backstep_ns: u64,
+    /// Records refused as too far back from the current `last_time_ns`, and the largest such
+    /// group so far (time of the record they stepped back from, count).
+    backwards_now: u64,
+    backwards_largest: Option<(u64, u64)>,
 }
 
 impl RecordChecks {
@@ -71,11 +76,23 @@ impl RecordChecks {
             last_time_ns: None,
             backstep_tolerance_ns,
             clamped_backsteps: 0,
+            largest_clamped_backstep_ns: 0,
+            backwards_now: 0,
+            backwards_largest: None,
         }
     }
 
     pub fn clamped_backsteps(&self) -> u64 {
         self.clamped_backsteps
+    }
+
+    /// The back-step figures of [`super::ReaderNotes`].
+    pub fn notes(&self) -> super::ReaderNotes {
+        super::ReaderNotes {
+            largest_clamped_backstep_ns: self.largest_clamped_backstep_ns,
+            backwards_after_one_record: self.backwards_largest,
+            missing_cpu_files: Vec::new(),
+        }
     }
 
     /// Rejects absurd values; clamps a small step back in time to the previous time.
@@ -99,6 +116,14 @@ impl RecordChecks {
             if record.time_ns < last {
                 let back = last - record.time_ns;
                 if back > self.backstep_tolerance_ns {
+                    // `last_time_ns` stays: every refusal until time catches up is against it.
+                    self.backwards_now += 1;
+                    if self
+                        .backwards_largest
+                        .is_none_or(|(_, n)| self.backwards_now > n)
+                    {
+                        self.backwards_largest = Some((last, self.backwards_now));
+                    }
                     return Err(format!(
                         "time goes backwards by {back} ns (previous record at {last} ns, \
                          tolerance {} ns)",
@@ -107,7 +132,11 @@ impl RecordChecks {
                 }
                 record.time_ns = last;
                 self.clamped_backsteps += 1;
+                self.largest_clamped_backstep_ns = self.largest_clamped_backstep_ns.max(back);
             }
+        }
+        if self.last_time_ns != Some(record.time_ns) {
+            self.backwards_now = 0;
         }
         self.last_time_ns = Some(record.time_ns);
         Ok(())
@@ -351,6 +380,10 @@ impl<L: LineLayout> LineReader<L> {
         self.checks.clamped_backsteps()
     }
 
+    pub fn notes(&self) -> super::ReaderNotes {
+        self.checks.notes()
+    }
+
     pub fn recognised_lines(&self) -> u64 {
         self.recognised_lines
     }
@@ -379,6 +412,9 @@ macro_rules! line_reader_impl {
             }
             fn clamped_backsteps(&self) -> u64 {
                 self.inner.clamped_backsteps()
+            }
+            fn notes(&self) -> $crate::trace::ReaderNotes {
+                self.inner.notes()
             }
         }
     };

@@ -169,6 +169,10 @@ pub trait TraceReader {
     fn clamped_backsteps(&self) -> u64 {
         0
     }
+    /// What the reader saw that a run's warnings report (see [`ReaderNotes`]).
+    fn notes(&self) -> ReaderNotes {
+        ReaderNotes::default()
+    }
     /// The three counters above in one call: [bad lines, skipped events, clamped back-steps].
     fn counters(&self) -> [u64; 3] {
         [
@@ -177,6 +181,21 @@ pub trait TraceReader {
             self.clamped_backsteps(),
         ]
     }
+}
+
+/// What a reader saw that may make a run's figures mean less than they seem (the run's
+/// `warnings`, docs/summary.md). Covers every record read so far.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReaderNotes {
+    /// Largest step back in time that was clamped (within the tolerance), ns.
+    pub largest_clamped_backstep_ns: u64,
+    /// The largest group of records refused because time stepped back past the tolerance
+    /// from one and the same earlier record: (that record's time in ns, records refused). A
+    /// record far in the future makes every later one "backwards" until time catches up.
+    pub backwards_after_one_record: Option<(u64, u64)>,
+    /// blktrace: CPU numbers of the capture whose per-CPU file was not read (a gap in the
+    /// numbering, or files next to the one per-CPU file given).
+    pub missing_cpu_files: Vec<u32>,
 }
 
 /// Which blktrace/blkparse event marks a request.
