@@ -16,4 +16,7 @@ pub enum Error {
     /// An output file that cannot be written.
     #[error("{path}: {message}")]
     Output { path: String, message: String },
+    /// The caller asked the run to stop (a signal); nothing was measured.
+    #[error("interrupted after {records} trace records")]
+    Interrupted { records: u64 },
 }

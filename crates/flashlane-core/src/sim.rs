@@ -488,7 +488,7 @@ impl Simulation {
     pub fn run(
         &mut self,
         next_record: &mut dyn FnMut() -> Result<Option<Arrival>, Error>,
-        progress: &mut dyn FnMut(u64),
+        progress: &mut dyn FnMut(u64) -> bool,
     ) -> Result<(), Error> {
         self.fetch_next(next_record)?;
         // Paced replay admits without an arrival event.
@@ -543,8 +543,10 @@ impl Simulation {
             if self.buffer.is_some() {
                 self.flush_buffer(now)?;
             }
-            if self.events.processed().is_multiple_of(65_536) {
-                progress(self.records);
+            if self.events.processed().is_multiple_of(65_536) && !progress(self.records) {
+                return Err(Error::Interrupted {
+                    records: self.records,
+                });
             }
         }
         progress(self.records);

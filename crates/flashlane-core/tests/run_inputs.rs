@@ -198,3 +198,37 @@ fn progress_reports_the_footprint_pass_then_the_simulation_with_its_total() {
     );
     assert_eq!(summary.trace.records, 300_000);
 }
+
+#[test]
+fn a_run_stops_when_asked_and_says_how_far_it_got() {
+    // 200,000 random requests: well over 65,536 events, so `interrupted` is asked several
+    // times. Answering true at its third question stops the run with `Error::Interrupted`,
+    // having read fewer records than the trace holds; answering false runs it to the end.
+    let requests = common::random_requests(7, 200_000, 1 << 30, 0.7, 20_000);
+    let path = common::mqsim_trace("interruptible", &requests);
+    let spec = common::spec(common::preset("mqsim-default", &[]), path.clone());
+    let asked = std::cell::Cell::new(0);
+    let stopped = flashlane_core::run::run_interruptible(
+        &spec,
+        &mut |_: flashlane_core::Progress| {},
+        &|| {
+            asked.set(asked.get() + 1);
+            asked.get() >= 3
+        },
+    );
+    match stopped {
+        Err(flashlane_core::Error::Interrupted { records }) => {
+            assert!(records > 0 && records < 200_000, "{records}")
+        }
+        other => panic!("expected Interrupted, got {other:?}"),
+    }
+    assert_eq!(asked.get(), 3);
+    let whole = flashlane_core::run::run_interruptible(
+        &spec,
+        &mut |_: flashlane_core::Progress| {},
+        &|| false,
+    )
+    .unwrap();
+    assert_eq!(whole.requests.completed, 200_000);
+    let _ = std::fs::remove_file(path);
+}

@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 
 use flashlane_core::config::{parse_override, Config, PRESETS};
-use flashlane_core::run::{AddressPolicy, Replay, TraceInput};
+use flashlane_core::run::{run_interruptible, AddressPolicy, Progress, Replay, TraceInput};
 use flashlane_core::trace::{
     self, BlockEvent, GenericCsvSpec, Op, ReaderOptions, TraceFormat, TraceReader,
 };
@@ -130,9 +130,31 @@ fn run_json(
         seed,
         check_integrity,
     };
-    let summary = py
-        .detach(|| flashlane_core::run(&spec))
-        .map_err(to_py_err)?;
+    // The run releases the interpreter; every 65,536 events (and at most every 50 ms) it takes
+    // it back for a moment to run Python's signal handlers, so Ctrl-C stops a long run at
+    // once instead of when it ends. The handler's exception is raised in place of the result.
+    let raised: std::sync::Mutex<Option<PyErr>> = std::sync::Mutex::new(None);
+    let result = py.detach(|| {
+        let last = std::sync::Mutex::new(std::time::Instant::now());
+        run_interruptible(&spec, &mut |_: Progress| {}, &|| {
+            let mut last = last.lock().unwrap_or_else(|e| e.into_inner());
+            if last.elapsed() < std::time::Duration::from_millis(50) {
+                return false;
+            }
+            *last = std::time::Instant::now();
+            match Python::attach(|py| py.check_signals()) {
+                Ok(()) => false,
+                Err(err) => {
+                    *raised.lock().unwrap_or_else(|e| e.into_inner()) = Some(err);
+                    true
+                }
+            }
+        })
+    });
+    if let Some(err) = raised.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        return Err(err);
+    }
+    let summary = result.map_err(to_py_err)?;
     serde_json::to_string(&summary).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 

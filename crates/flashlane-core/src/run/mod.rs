@@ -210,19 +210,31 @@ pub fn run_with_progress(
     spec: &RunSpec,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Summary, Error> {
-    run_checked(spec, progress, false)
+    run_checked(spec, progress, &|| false, false)
+}
+
+/// As [`run_with_progress`], asking `interrupted` now and then during the simulation (every
+/// 65,536 events): when it answers true the run stops with [`Error::Interrupted`]. The Python
+/// bindings use it to honour Ctrl-C during a long run.
+pub fn run_interruptible(
+    spec: &RunSpec,
+    progress: &mut dyn FnMut(Progress),
+    interrupted: &dyn Fn() -> bool,
+) -> Result<Summary, Error> {
+    run_checked(spec, progress, interrupted, false)
 }
 
 /// Test hook: run with a write buffer that forgets rewrites of pages being flushed, so
 /// `--check-integrity` must count violations (shows the check can fail).
 #[doc(hidden)]
 pub fn run_losing_buffer_rewrites_for_test(spec: &RunSpec) -> Result<Summary, Error> {
-    run_checked(spec, &mut |_: Progress| {}, true)
+    run_checked(spec, &mut |_: Progress| {}, &|| false, true)
 }
 
 fn run_checked(
     spec: &RunSpec,
     progress: &mut dyn FnMut(Progress),
+    interrupted: &dyn Fn() -> bool,
     lose_buffer_rewrites: bool,
 ) -> Result<Summary, Error> {
     spec.validate()?;
@@ -290,7 +302,8 @@ fn run_checked(
             phase: Phase::Simulation,
             records,
             total_records,
-        })
+        });
+        !interrupted()
     })?;
     let wall_s = started.elapsed().as_secs_f64();
     let results = sim.results();
