@@ -107,7 +107,9 @@ def run(
     Raises ``ValueError`` for an unusable preset, config file, override, trace format or trace
     (the message names the preset, the key, or the file and line at fault), and ``TypeError``
     for an override value of another type. The simulation releases the GIL, so runs in
-    several threads proceed in parallel.
+    several threads proceed in parallel; it takes it back now and then (at most every 50 ms)
+    to run Python's signal handlers, so Ctrl-C stops a long run at once with
+    ``KeyboardInterrupt``.
     """
     if trace is None and workload is None:
         raise TypeError("run() needs a trace or a workload: run(preset, trace, ...)")
