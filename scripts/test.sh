@@ -5,8 +5,10 @@
 #   ./scripts/test.sh
 #
 # Creates .venv (with $PYTHON, default python3, >= 3.11) when it is missing and installs the
-# pinned Python tools into it. Every step runs even after one fails; the last line says PASS or
-# FAIL and names the failed steps. CI=true adds --locked to cargo (Cargo.lock must be current).
+# pinned Python tools into it. Every step runs even after one fails; then a line says PASS or
+# FAIL and names the failed steps, and the last line counts the tests run
+# ("tests: N passed, M failed, K skipped", cargo's and pytest's together). CI=true adds
+# --locked to cargo (Cargo.lock must be current).
 # Honours CARGO_TARGET_DIR (default target/).
 set -euo pipefail
 
@@ -58,12 +60,15 @@ export FLASHLANE_BIN="$target_dir/release/flashlane"
 
 failed=()
 started=$SECONDS
+# Every step's output is also kept here, to add up the tests run at the end.
+log=$(mktemp "${TMPDIR:-/tmp}/flashlane-test-sh.XXXXXX")
+trap 'rm -f "$log"' EXIT
 step() {
     local name=$1
     shift
     local t0=$SECONDS
     echo "==> $name: $*"
-    if "$@"; then
+    if "$@" 2>&1 | tee -a "$log"; then
         echo "==> $name: ok ($((SECONDS - t0)) s)"
     else
         echo "==> $name: FAILED ($((SECONDS - t0)) s)"
@@ -81,10 +86,30 @@ step ruff-check ruff check python tests/python scripts
 step ruff-format ruff format --check python tests/python scripts
 step pytest python -m pytest
 
+# Tests run, from cargo's "test result: ok. N passed; M failed; K ignored" lines and pytest's
+# closing "N passed, M failed, K skipped in T s" line.
+read -r passed failed_tests skipped < <(
+    {
+        grep -Eo 'test result: [A-Za-z]+\. [0-9]+ passed; [0-9]+ failed; [0-9]+ ignored' "$log" |
+            awk '{print $4, $6, $8}'
+        grep -E '^=+ .*[0-9]+ (passed|failed).* in [0-9.]+s' "$log" | awk '{
+            p = f = s = 0
+            for (i = 2; i <= NF; i++) {
+                n = $(i - 1) + 0; w = $i; sub(/,$/, "", w)
+                if (w == "passed") p = n; else if (w == "failed") f = n; else if (w == "skipped") s = n
+            }
+            print p, f, s
+        }'
+    } | awk '{p += $1; f += $2; s += $3} END {print p + 0, f + 0, s + 0}'
+)
+
 echo
 if ((${#failed[@]} == 0)); then
     echo "test.sh: PASS (all steps ok in $((SECONDS - started)) s)"
+    status=0
 else
     echo "test.sh: FAIL (${failed[*]}) after $((SECONDS - started)) s"
-    exit 1
+    status=1
 fi
+echo "tests: $passed passed, $failed_tests failed, $skipped skipped"
+exit "$status"

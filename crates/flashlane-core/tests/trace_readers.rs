@@ -1253,3 +1253,90 @@ fn zstd_compressed_input_is_detected_and_read() {
         record(12_816_637_200_000_001_000, 1, 1, 0, 4096, Op::Write)
     );
 }
+
+// ---------------------------------------------------------------- byte order mark
+
+/// Every text layout reads a file that starts with a UTF-8 byte order mark (as Windows tools
+/// and spreadsheet exports write) exactly as the same file without it, and detection finds the
+/// same layout.
+#[test]
+fn a_byte_order_mark_changes_nothing() {
+    let first_lines = |name: &str, lines: usize| -> Vec<u8> {
+        let text = std::fs::read_to_string(real(name)).unwrap();
+        let mut kept: String = text.lines().take(lines).collect::<Vec<_>>().join("\n");
+        kept.push('\n');
+        kept.into_bytes()
+    };
+    let cases: Vec<(&str, TraceFormat, Vec<u8>)> = vec![
+        (
+            "t.mqsim",
+            TraceFormat::Mqsim,
+            first_lines("tpcc-small.mqsim", 30),
+        ),
+        (
+            "t.ssdsim",
+            TraceFormat::Ssdsim,
+            first_lines("financial1-head.ssdsim", 30),
+        ),
+        (
+            "t.spc",
+            TraceFormat::Spc,
+            first_lines("financial1-head.spc", 30),
+        ),
+        (
+            "t.csv",
+            TraceFormat::Msr,
+            b"128166372003061629,usr,0,Read,4096,8192,2000\n\
+              128166372003071629,usr,0,Write,0,4096,3000\n"
+                .to_vec(),
+        ),
+        (
+            "t.disksim",
+            TraceFormat::Disksim,
+            b"0.0 0 8 8 1\n1.5 0 0 16 0\n".to_vec(),
+        ),
+        (
+            "t.blkparse",
+            TraceFormat::Blkparse,
+            BLKPARSE_SAMPLE.as_bytes().to_vec(),
+        ),
+        (
+            "t.iolog",
+            TraceFormat::Fio,
+            b"fio version 2 iolog\n/dev/sdb add\n/dev/sdb open\n/dev/sdb write 0 4096\n".to_vec(),
+        ),
+        (
+            "t.log",
+            TraceFormat::Diskmon,
+            DISKMON_SAMPLE.as_bytes().to_vec(),
+        ),
+    ];
+    let dir = scratch_dir("bom");
+    for (name, format, text) in cases {
+        let plain = write_file(&dir, name, &text);
+        let mut with_bom = b"\xEF\xBB\xBF".to_vec();
+        with_bom.extend_from_slice(&text);
+        let marked = write_file(&dir, &format!("bom-{name}"), &with_bom);
+        let expected = read_path(&plain, format);
+        assert!(!expected.is_empty(), "{name}: fixture has records");
+        assert_eq!(read_path(&marked, format), expected, "{name}");
+        // Detection sees through the mark too (where the plain file is detected at all).
+        if let Ok(found) = detect(&plain) {
+            assert_eq!(detect(&marked).unwrap(), found, "{name}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn diskmon_lines_that_end_with_a_tab_are_read() {
+    // DiskMon's own "Save" writes a tab after the last column.
+    let tabbed: String = DISKMON_SAMPLE.replace("\r\n", "\t\r\n");
+    let expected = read_all(&mut diskmon(DISKMON_SAMPLE, &ReaderOptions::default())).unwrap();
+    let got = read_all(&mut diskmon(&tabbed, &ReaderOptions::default())).unwrap();
+    assert_eq!(got, expected);
+    // A real eighth column is still refused.
+    let eight = DISKMON_SAMPLE.replace("\t8\r\n", "\t8\t9\r\n");
+    let message = first_error(&mut diskmon(&eight, &ReaderOptions::default()));
+    assert!(message.contains("found more"), "{message}");
+}

@@ -143,6 +143,10 @@ impl RecordChecks {
     }
 }
 
+/// The UTF-8 byte order mark some tools (Windows editors, spreadsheet exports) put at the start
+/// of a text file: skipped on a trace's first line by every text layout.
+pub(crate) const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+
 /// Result of reading one bounded line.
 enum LineRead {
     Eof,
@@ -285,6 +289,9 @@ impl<L: LineLayout> LineReader<L> {
             if line.last() == Some(&b'\r') {
                 line = &line[..line.len() - 1];
             }
+            if self.line_number == 1 {
+                line = line.strip_prefix(UTF8_BOM).unwrap_or(line);
+            }
             if line.iter().all(u8::is_ascii_whitespace) {
                 self.input.consume(end + 1);
                 continue;
@@ -342,6 +349,9 @@ impl<L: LineLayout> LineReader<L> {
             }
             if self.buf.last() == Some(&b'\r') {
                 self.buf.pop();
+            }
+            if self.line_number == 1 && self.buf.starts_with(UTF8_BOM) {
+                self.buf.drain(..UTF8_BOM.len());
             }
             if self.buf.iter().all(u8::is_ascii_whitespace) {
                 continue;

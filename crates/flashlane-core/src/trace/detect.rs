@@ -113,6 +113,10 @@ pub(crate) fn detect_sample(path: &Path, sample: &[u8]) -> Result<TraceFormat, T
     if has_blktrace_magic(sample) {
         return Ok(TraceFormat::Blktrace);
     }
+    // A text file may start with a byte order mark; the readers skip it too.
+    sample = sample
+        .strip_prefix(super::common::UTF8_BOM)
+        .unwrap_or(sample);
     if sample.len() as u64 == SNIFF_BYTES {
         // The sample may end mid-line; judge whole lines only.
         let end = memchr::memrchr(b'\n', sample).map_or(0, |i| i + 1);

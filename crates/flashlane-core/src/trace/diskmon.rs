@@ -66,6 +66,9 @@ impl LineLayout for DiskmonLayout {
     fn parse(&mut self, _line_number: u64, line: &[u8]) -> Result<Parsed, LineError> {
         let mut fields: [&[u8]; FIELDS] = [&[]; FIELDS];
         let mut count = 0;
+        // DiskMon's "Save" ends every line with a tab (and maybe spaces): an empty last column,
+        // not an eighth one.
+        let line = line.trim_ascii_end();
         for field in line.split(|&b| b == b'\t') {
             if count == FIELDS {
                 return Err(LineError::bad(format!(
