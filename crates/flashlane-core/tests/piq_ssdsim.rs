@@ -7,33 +7,11 @@
 
 mod common;
 
-use common::{preset, run};
-use flashlane_core::config::Config;
+use common::run;
+use common::ssdsim_8x8::{drive, ns, PAGE, READ, WRITE};
 use flashlane_core::geometry::{ChipSet, Geometry, Level, StaticMap};
 use flashlane_core::host::{HostRequest, HostScheduler, HostView, Piq, PiqVariant, RequestId};
 use flashlane_core::trace::Op;
-
-const CMD: u64 = 175;
-const T_R: u64 = 20_000;
-const T_PROG: u64 = 200_000;
-const PAGE: u64 = 2048;
-const XFER: u64 = 51_200;
-const READ: u64 = CMD + T_R + XFER;
-const WRITE: u64 = CMD + XFER + T_PROG;
-
-/// A small drive with the PIQ preset's timing and layout (fewer blocks: quick to build).
-fn drive(extra: &[(&str, &str)]) -> Config {
-    let mut o = vec![
-        ("geometry.blocks_per_plane", "32"),
-        ("precondition.write_trace_footprint", "false"),
-    ];
-    o.extend_from_slice(extra);
-    preset("ssdsim-mlc-8x8", &o)
-}
-
-fn ns(us: f64) -> u64 {
-    (us * 1000.0).round() as u64
-}
 
 #[test]
 fn ssdsim_chip_runs_one_operation_across_both_dies() {

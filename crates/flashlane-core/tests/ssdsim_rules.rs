@@ -8,33 +8,17 @@
 
 mod common;
 
+use common::ssdsim_8x8::{
+    self, ns, CMD, PAGE, READ, SECTOR, SECTOR_XFER, T_PROG, T_R, WRITE, XFER,
+};
 use common::{preset, run};
 use flashlane_core::config::Config;
 
-const CMD: u64 = 175;
-const T_R: u64 = 20_000;
-const T_PROG: u64 = 200_000;
-const PAGE: u64 = 2048;
-const SECTOR: u64 = 512;
-const XFER: u64 = 51_200;
-const SECTOR_XFER: u64 = 12_800;
-const READ: u64 = CMD + T_R + XFER;
-const WRITE: u64 = CMD + XFER + T_PROG;
-
-/// A small drive with the PIQ preset's timing and layout, SSDsim's device order, no
-/// preconditioning unless asked.
+/// The small `ssdsim-mlc-8x8` drive with SSDsim's device order.
 fn drive(extra: &[(&str, &str)]) -> Config {
-    let mut o = vec![
-        ("geometry.blocks_per_plane", "32"),
-        ("precondition.write_trace_footprint", "false"),
-        ("device.scheduler.kind", "ssdsim"),
-    ];
+    let mut o = vec![("device.scheduler.kind", "ssdsim")];
     o.extend_from_slice(extra);
-    preset("ssdsim-mlc-8x8", &o)
-}
-
-fn ns(us: f64) -> u64 {
-    (us * 1000.0).round() as u64
+    ssdsim_8x8::drive(&o)
 }
 
 #[test]

@@ -78,6 +78,11 @@ impl PartialPages {
         upper & !((1u32 << first) - 1)
     }
 
+    /// Whether `sectors` are every sector of a page.
+    pub fn is_whole(&self, sectors: u32) -> bool {
+        sectors == self.full
+    }
+
     /// The sectors that hold data in `lpn`, mapped or not.
     pub fn held(&self, lpn: u64, mapped: bool) -> u32 {
         match self.masks.get(&lpn) {

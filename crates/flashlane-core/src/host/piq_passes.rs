@@ -157,7 +157,8 @@ mod tests {
         }
     }
 
-    fn drain(s: &mut PiqPasses) -> Vec<u32> {
+    /// Runs `body` with the view of a 2 x 2 drive whose chips have `outstanding` requests.
+    fn with_view<T>(outstanding: &[u32; 4], body: impl FnOnce(&HostView) -> T) -> T {
         let g = Geometry {
             channels: 2,
             chips_per_channel: 2,
@@ -168,17 +169,21 @@ mod tests {
             page_bytes: 4096,
         };
         let map = StaticMap::new(&g, [Level::Channel, Level::Chip, Level::Die, Level::Plane]);
-        let view = HostView {
+        body(&HostView {
             now_ns: 0,
             geometry: &g,
             static_map: &map,
-            outstanding_per_chip: &[1, 1, 1, 1],
-            outstanding: 4,
+            outstanding_per_chip: outstanding,
+            outstanding: outstanding.iter().sum(),
             device_free_slots: 64,
-        };
+        })
+    }
+
+    /// Pops until nothing waits.
+    fn drain(s: &mut PiqPasses, view: &HostView) -> Vec<u32> {
         let mut out = Vec::new();
         while !s.is_empty() {
-            s.pop(&view, &mut out);
+            s.pop(view, &mut out);
         }
         out
     }
@@ -189,36 +194,20 @@ mod tests {
         // Reads: pass 0 takes R1 {0}; R2 meets chip 0, goes on; R3 {1} and R4 {2} join.
         // Pass 1: R2. Writes: pass 2 takes W0 {0}, W5 meets 0, W6 {3} joins; pass 3: W5.
         let mut s = PiqPasses::new([true, true]);
-        let g = Geometry {
-            channels: 2,
-            chips_per_channel: 2,
-            dies_per_chip: 1,
-            planes_per_die: 1,
-            blocks_per_plane: 8,
-            pages_per_block: 8,
-            page_bytes: 4096,
-        };
-        let map = StaticMap::new(&g, [Level::Channel, Level::Chip, Level::Die, Level::Plane]);
-        let view = HostView {
-            now_ns: 0,
-            geometry: &g,
-            static_map: &map,
-            outstanding_per_chip: &[0; 4],
-            outstanding: 0,
-            device_free_slots: 64,
-        };
-        for r in [
-            request(0, Op::Write, &[0]),
-            request(1, Op::Read, &[0]),
-            request(2, Op::Read, &[0, 1]),
-            request(3, Op::Read, &[1]),
-            request(4, Op::Read, &[2]),
-            request(5, Op::Write, &[0]),
-            request(6, Op::Write, &[3]),
-        ] {
-            s.push(r, &view);
-        }
-        assert_eq!(drain(&mut s), vec![1, 3, 4, 2, 0, 6, 5]);
+        with_view(&[0; 4], |view| {
+            for r in [
+                request(0, Op::Write, &[0]),
+                request(1, Op::Read, &[0]),
+                request(2, Op::Read, &[0, 1]),
+                request(3, Op::Read, &[1]),
+                request(4, Op::Read, &[2]),
+                request(5, Op::Write, &[0]),
+                request(6, Op::Write, &[3]),
+            ] {
+                s.push(r, view);
+            }
+            assert_eq!(drain(&mut s, view), vec![1, 3, 4, 2, 0, 6, 5]);
+        });
         let report = s.report();
         assert_eq!(report.batches, 4);
         assert_eq!(report.batched_requests, 7);
@@ -228,62 +217,30 @@ mod tests {
 
     #[test]
     fn outstanding_requests_never_hold_a_waiting_one() {
-        // Every chip has an outstanding request (the view in `drain`); both still go, in order.
+        // Every chip has outstanding requests; both still go, in order.
         let mut s = PiqPasses::new([true, true]);
-        let g = Geometry {
-            channels: 1,
-            chips_per_channel: 2,
-            dies_per_chip: 1,
-            planes_per_die: 1,
-            blocks_per_plane: 8,
-            pages_per_block: 8,
-            page_bytes: 4096,
-        };
-        let map = StaticMap::new(&g, [Level::Channel, Level::Chip, Level::Die, Level::Plane]);
-        let view = HostView {
-            now_ns: 0,
-            geometry: &g,
-            static_map: &map,
-            outstanding_per_chip: &[5, 5],
-            outstanding: 10,
-            device_free_slots: 64,
-        };
-        s.push(request(7, Op::Read, &[0]), &view);
-        s.push(request(8, Op::Read, &[1]), &view);
-        assert_eq!(drain(&mut s), vec![7, 8]);
+        with_view(&[5; 4], |view| {
+            s.push(request(7, Op::Read, &[0]), view);
+            s.push(request(8, Op::Read, &[1]), view);
+            assert_eq!(drain(&mut s, view), vec![7, 8]);
+        });
     }
 
     #[test]
     fn an_arrival_between_pops_reorders_what_is_left() {
-        // R0{0}, R1{0} wait: order R0, R1. After R0 goes, R2{1} arrives: the new order of the
-        // waiting R1{0}, R2{1} is one pass, in queue order: R1, R2.
-        // A write W3{1} arriving before them would go after both reads.
+        // R0{0}, R1{0} wait: order R0, R1. After R0 goes, W3{1} and R2{1} arrive: the new
+        // order of the waiting R1{0}, R2{1}, W3{1} is reads first, R1 and R2 in one pass, then
+        // W3.
         let mut s = PiqPasses::new([true, true]);
-        let g = Geometry {
-            channels: 1,
-            chips_per_channel: 2,
-            dies_per_chip: 1,
-            planes_per_die: 1,
-            blocks_per_plane: 8,
-            pages_per_block: 8,
-            page_bytes: 4096,
-        };
-        let map = StaticMap::new(&g, [Level::Channel, Level::Chip, Level::Die, Level::Plane]);
-        let view = HostView {
-            now_ns: 0,
-            geometry: &g,
-            static_map: &map,
-            outstanding_per_chip: &[0, 0],
-            outstanding: 0,
-            device_free_slots: 64,
-        };
-        s.push(request(0, Op::Read, &[0]), &view);
-        s.push(request(1, Op::Read, &[0]), &view);
-        let mut out = Vec::new();
-        s.pop(&view, &mut out);
-        assert_eq!(out, vec![0]);
-        s.push(request(3, Op::Write, &[1]), &view);
-        s.push(request(2, Op::Read, &[1]), &view);
-        assert_eq!(drain(&mut s), vec![1, 2, 3]);
+        with_view(&[0; 4], |view| {
+            s.push(request(0, Op::Read, &[0]), view);
+            s.push(request(1, Op::Read, &[0]), view);
+            let mut out = Vec::new();
+            s.pop(view, &mut out);
+            assert_eq!(out, vec![0]);
+            s.push(request(3, Op::Write, &[1]), view);
+            s.push(request(2, Op::Read, &[1]), view);
+            assert_eq!(drain(&mut s, view), vec![1, 2, 3]);
+        });
     }
 }

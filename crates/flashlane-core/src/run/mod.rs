@@ -181,7 +181,7 @@ fn trace_footprint(
             let end = record.offset_bytes + record.size_bytes;
             for lpn in [first, last] {
                 let read = sectors.sectors(lpn, record.offset_bytes, end);
-                if read != sectors.held(lpn, true) {
+                if !sectors.is_whole(read) {
                     partial_sectors.push((lpn, read));
                 }
             }
