@@ -13,9 +13,13 @@ use rand::{Rng, SeedableRng};
 /// (time ns, byte offset, bytes, is_read)
 pub type Req = (u64, u64, u64, bool);
 
-/// Write `requests` as an MQSim trace in a fresh temporary file.
+/// Write `requests` as an MQSim trace in a fresh temporary file, unique per call (tests of one
+/// process run in parallel and may reuse a name).
 pub fn mqsim_trace(name: &str, requests: &[Req]) -> PathBuf {
-    let path = std::env::temp_dir().join(format!("flashlane-{}-{name}.mqsim", std::process::id()));
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let path =
+        std::env::temp_dir().join(format!("flashlane-{}-{n}-{name}.mqsim", std::process::id()));
     let mut file = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
     for (t, offset, bytes, read) in requests {
         assert!(offset % 512 == 0 && bytes % 512 == 0);
