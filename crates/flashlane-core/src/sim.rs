@@ -4,26 +4,19 @@
 use crate::config::Config;
 use crate::device::{
     AnyDeviceScheduler, DeviceContext, DeviceScheduler, DieIssue, MultiPlane, Transaction, TxnKind,
-    WriteBuffer, WriteBufferCounters, WriteBufferStats, WriteCompletion, NO_LPN, NO_REQUEST,
+    WriteBuffer, WriteCompletion, NO_LPN, NO_REQUEST,
 };
 use crate::engine::EventQueue;
-use crate::ftl::cmt::{Access, CmtCounters, CmtRules, MappingCache, MappingOp, MAPPING_READ_BYTES};
+use crate::ftl::cmt::{Access, CmtRules, MappingCache, MappingOp, MAPPING_READ_BYTES};
 use crate::ftl::partial_pages::SECTOR_BYTES;
-use crate::ftl::{
-    Ftl, FtlCounters, GcOp, PartialPageWrites, PartialPages, PhysicalTarget, VariationCounters,
-    VariationStats,
-};
+use crate::ftl::{Ftl, GcOp, PartialPageWrites, PartialPages, PhysicalTarget};
 use crate::geometry::{Geometry, StaticMap};
 use crate::host::{
     AnyHostScheduler, HandoverAt, HandoverPerPass, HostRequest, HostScheduler, HostView, RequestId,
 };
 use crate::interconnect::{Acquire, AnyInterconnect, Grant, Interconnect, Transfer};
 use crate::run::{Arrival, Replay};
-use crate::stats::{
-    ChipStats, CmtStats, ConflictStats, DeviceQueueRecorder, DeviceQueueStats, FlashCounts,
-    GcStats, LatencyByOp, LatencyRecorder, RequestCounts, RequestPathRecorder, RequestPathStats,
-    Throughput, TimeSplit,
-};
+use crate::stats::{Models, RequestMarks, RunEnd, SimRecorder, SimResults};
 use crate::trace::Op;
 use crate::Error;
 
@@ -93,14 +86,10 @@ enum Stage {
 struct Request {
     host: HostRequest,
     remaining_pages: u32,
-    dispatched_ns: u64,
     slot: u32,
-    measured: bool,
     live: bool,
-    /// Index of the trace it came from (mixes).
-    source: u16,
-    /// One of its transfers waited for its path (Venice's Figure 13, per request).
-    path_conflict: bool,
+    /// The recorder's marks (measured or warm-up, trace of a mix, ...).
+    marks: RequestMarks,
 }
 
 /// Run options that are not part of the device config.
@@ -111,46 +100,6 @@ pub struct SimOptions {
     pub replay: Replay,
     /// Number of traces mixed (per-source statistics are kept for each).
     pub sources: usize,
-}
-
-/// Results of the simulation proper, turned into a [`crate::stats::Summary`] by `run`.
-#[derive(Debug, Clone)]
-pub struct SimResults {
-    pub records: u64,
-    pub requests: RequestCounts,
-    pub latency_us: LatencyByOp,
-    pub time_split_us: TimeSplit,
-    pub throughput: Throughput,
-    pub sim_time_ns: u64,
-    pub chips: ChipStats,
-    pub conflicts: ConflictStats,
-    pub flash: FlashCounts,
-    pub gc: GcStats,
-    pub cmt: Option<CmtStats>,
-    pub variation: Option<VariationStats>,
-    pub waf: f64,
-    pub waf_host_gc: f64,
-    pub events: u64,
-    pub request_paths: RequestPathStats,
-    pub per_source: Vec<(RequestCounts, LatencyByOp)>,
-    pub device: DeviceQueueStats,
-    pub write_buffer: Option<WriteBufferStats>,
-    pub shape: RunShape,
-}
-
-/// How the run went, for its warnings (stats::warnings): not figures of the summary.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct RunShape {
-    /// Most requests waiting in the host scheduler at once (after an admission).
-    pub host_queue_max: u64,
-    /// Open loop: the latest (rebased, scaled) trace time of a request; else 0.
-    pub last_arrival_ns: u64,
-    /// Start and end of the measured window (start = end when nothing was measured).
-    pub window_start_ns: u64,
-    pub window_end_ns: u64,
-    /// When the input ended (the last record was admitted), and the requests then in the
-    /// host queue or the device; `None` if the run never reached the end of its input.
-    pub input_end: Option<(u64, u64)>,
 }
 
 /// SSDsim's platform rules (each off by default; docs/models/ssd-model.md, "SSDsim's platform
@@ -174,14 +123,6 @@ struct SsdsimRules {
     pass_queued_at: Option<u64>,
     /// When the last request was handed over (for `one_per_pass`).
     last_handover_ns: Option<u64>,
-}
-
-/// Sums for the mean waits of host page operations, by direction.
-#[derive(Debug, Default, Clone, Copy)]
-struct WaitSums {
-    pages: u64,
-    chip_wait_ns: u64,
-    path_wait_ns: u64,
 }
 
 pub struct Simulation {
@@ -217,16 +158,7 @@ pub struct Simulation {
     die_issue: DieIssue,
     die_txn: Vec<Transaction>,
     die_stage: Vec<Stage>,
-    /// When the die last asked for a path (for path-wait statistics).
-    die_asked_ns: Vec<u64>,
     grants: Vec<Grant>,
-    chip_busy_dies: Vec<u32>,
-    chip_busy_since: Vec<u64>,
-    chip_busy_total: Vec<u64>,
-    /// Chips with at least one busy die, and the window time during which that was > 0.
-    busy_chips: u32,
-    active_since_ns: u64,
-    active_total_ns: u64,
 
     lookahead: Option<Arrival>,
     /// Open loop: when the look-ahead arrives.
@@ -237,30 +169,14 @@ pub struct Simulation {
     /// overwrites one: a prefetch hint for its admission.
     lookahead_overwrites: Option<(u32, u32, u32)>,
     last_arrival_ns: u64,
-    /// See [`RunShape`].
-    host_queue_max: u64,
-    input_end: Option<(u64, u64)>,
     records: u64,
     next_seq: u64,
     host_wake_at: Option<u64>,
     /// A request completed: offer the device's free slot to the host scheduler.
     dispatch_pending: bool,
 
-    window_start_ns: u64,
-    ftl_at_window_start: FtlCounters,
-    variation_at_window_start: VariationCounters,
-    last_completion_ns: u64,
-    last_flash_end_ns: u64,
-    latency: [LatencyRecorder; 2],
-    /// Per trace of a mix: counts and latency by read, write, all.
-    per_source: Vec<(RequestCounts, [LatencyRecorder; 2])>,
-    host_wait_sum_ns: u128,
-    device_time_sum_ns: u128,
-    measured_bytes: u64,
-    counts: RequestCounts,
-    conflicts: [u64; 2],
-    waits: [WaitSums; 2],
-    flash: FlashCounts,
+    /// Every measurement: the flow reports what happened, the recorder keeps the figures.
+    recorder: SimRecorder,
 
     pop_buffer: Vec<RequestId>,
     gc_buffer: Vec<GcOp>,
@@ -270,8 +186,6 @@ pub struct Simulation {
     touched_chips: Vec<u32>,
     /// Writes the device scheduler cancelled (SOS write hits), to complete.
     cancelled: Vec<Transaction>,
-    queue_recorder: DeviceQueueRecorder,
-    request_paths: RequestPathRecorder,
     /// Cached mapping table, when `ftl.mapping_cache_bytes` > 0.
     cmt: Option<CachedTranslation>,
     /// Multi-plane grouping (`device.multiplane`) and the companions of each die's group.
@@ -293,29 +207,19 @@ pub struct Simulation {
     rmw_held: Vec<(u32, Transaction)>,
 }
 
-/// The write buffer with its scratch list and its counters at the start of the window.
+/// The write buffer with its scratch list.
 struct BufferedWrites {
     buffer: WriteBuffer,
     admitted: Vec<(u32, u64)>,
-    at_window_start: WriteBufferCounters,
     /// A flush may be due (checked after the current event).
     flush_due: bool,
 }
 
-/// The cached mapping table with the buffers the event flow hands it and its counters at the
-/// start of the measured window.
+/// The cached mapping table with the buffers the event flow hands it.
 struct CachedTranslation {
     cache: MappingCache,
     ops: Vec<MappingOp>,
     released: Vec<Transaction>,
-    at_window_start: CmtCounters,
-}
-
-fn op_index(op: Op) -> usize {
-    match op {
-        Op::Read => 0,
-        Op::Write => 1,
-    }
 }
 
 impl Simulation {
@@ -328,10 +232,10 @@ impl Simulation {
         } else {
             Vec::new()
         };
-        let sources = options.sources.max(1);
         let g = config.geometry.clone();
         let chips = g.chips() as usize;
         let dies = g.dies() as usize;
+        let recorder = SimRecorder::new(chips, dies, options.sources, options.warmup_requests);
         let idle_txn = Transaction {
             kind: TxnKind::Read,
             request: NO_REQUEST,
@@ -360,7 +264,6 @@ impl Simulation {
             ),
             ops: Vec::with_capacity(8),
             released: Vec::with_capacity(64),
-            at_window_start: CmtCounters::default(),
         });
         let buffer = (config.device.write_buffer_bytes > 0).then(|| BufferedWrites {
             buffer: WriteBuffer::new(
@@ -370,7 +273,6 @@ impl Simulation {
                 ftl.integrity_violations().is_some(),
             ),
             admitted: Vec::with_capacity(64),
-            at_window_start: WriteBufferCounters::default(),
             flush_due: false,
         });
         Simulation {
@@ -408,46 +310,22 @@ impl Simulation {
             die_issue: DieIssue::new(config.device.die_issue, g.chips(), g.dies_per_chip),
             die_txn: vec![idle_txn; dies],
             die_stage: vec![Stage::ReadCommand; dies],
-            die_asked_ns: vec![0; dies],
             grants: Vec::with_capacity(4),
-            chip_busy_dies: vec![0; chips],
-            chip_busy_since: vec![0; chips],
-            chip_busy_total: vec![0; chips],
-            busy_chips: 0,
-            active_since_ns: 0,
-            active_total_ns: 0,
             lookahead: None,
             next_arrival_ns: None,
             lookahead_arrived: false,
             lookahead_overwrites: None,
             last_arrival_ns: 0,
-            host_queue_max: 0,
-            input_end: None,
             records: 0,
             next_seq: 0,
             host_wake_at: None,
             dispatch_pending: false,
-            window_start_ns: u64::MAX,
-            ftl_at_window_start: FtlCounters::default(),
-            variation_at_window_start: VariationCounters::default(),
-            last_completion_ns: 0,
-            last_flash_end_ns: 0,
-            latency: [LatencyRecorder::default(), LatencyRecorder::default()],
-            per_source: vec![(RequestCounts::default(), Default::default()); sources],
-            host_wait_sum_ns: 0,
-            device_time_sum_ns: 0,
-            measured_bytes: 0,
-            counts: RequestCounts::default(),
-            conflicts: [0; 2],
-            waits: [WaitSums::default(); 2],
-            flash: FlashCounts::default(),
+            recorder,
             pop_buffer: Vec::with_capacity(8),
             gc_buffer: Vec::with_capacity(256),
             stalled_writes,
             touched_chips: Vec::with_capacity(chips),
             cancelled: Vec::with_capacity(8),
-            queue_recorder: DeviceQueueRecorder::new(chips),
-            request_paths: RequestPathRecorder::default(),
             rules: SsdsimRules {
                 at_next_event: config.host.handover_at == HandoverAt::NextDeviceEvent,
                 one_per_pass: config.host.handover_per_pass == HandoverPerPass::One,
@@ -619,9 +497,8 @@ impl Simulation {
 
     /// Remember when the input ended and how many requests were then in the system (once).
     fn note_input_end(&mut self) {
-        if self.input_end.is_none() {
-            self.input_end = Some((self.events.now_ns(), self.live_requests));
-        }
+        self.recorder
+            .input_ended(self.events.now_ns(), self.live_requests);
     }
 
     fn on_arrival(
@@ -629,8 +506,8 @@ impl Simulation {
         now: u64,
         next_record: &mut dyn FnMut() -> Result<Option<Arrival>, Error>,
     ) -> Result<(), Error> {
-        if self.next_seq == self.options.warmup_requests && self.window_start_ns == u64::MAX {
-            self.start_window(now);
+        if self.recorder.window_opens_at(self.next_seq) {
+            self.open_window(now);
         }
         self.lookahead_arrived = true;
         if self.rules.at_next_event {
@@ -674,19 +551,13 @@ impl Simulation {
         }
     }
 
-    fn start_window(&mut self, now: u64) {
-        self.window_start_ns = now;
-        self.ftl_at_window_start = self.ftl.counters();
-        self.queue_recorder.start_window(now);
-        if let Some(variation) = self.ftl.variation() {
-            self.variation_at_window_start = variation.counters();
-        }
-        if let Some(cmt) = &mut self.cmt {
-            cmt.at_window_start = cmt.cache.counters();
-        }
-        if let Some(b) = &mut self.buffer {
-            b.at_window_start = b.buffer.counters();
-        }
+    fn open_window(&mut self, now: u64) {
+        let models = Models {
+            ftl: &self.ftl,
+            cmt: self.cmt.as_ref().map(|c| &c.cache),
+            buffer: self.buffer.as_ref().map(|b| &b.buffer),
+        };
+        self.recorder.open_window(now, models);
     }
 
     /// Turn the look-ahead record into a request in the host queue.
@@ -698,9 +569,8 @@ impl Simulation {
         let arrival_ns = match self.options.replay {
             Replay::OpenLoop { .. } => self.last_arrival_ns,
             Replay::ClosedLoop { .. } | Replay::AsFastAsPossible => {
-                if self.next_seq == self.options.warmup_requests && self.window_start_ns == u64::MAX
-                {
-                    self.start_window(now);
+                if self.recorder.window_opens_at(self.next_seq) {
+                    self.open_window(now);
                 }
                 now
             }
@@ -745,19 +615,15 @@ impl Simulation {
                         chips,
                     },
                     remaining_pages: 0,
-                    dispatched_ns: 0,
                     slot: 0,
-                    measured: false,
                     live: false,
-                    source: 0,
-                    path_conflict: false,
+                    marks: RequestMarks::default(),
                 });
                 (self.requests.len() - 1) as u32
             }
         };
         let seq = self.next_seq;
         self.next_seq += 1;
-        let measured = seq >= self.options.warmup_requests;
         let host = HostRequest {
             id,
             seq,
@@ -777,23 +643,19 @@ impl Simulation {
             conflict |= *claims > 0;
             *claims += 1;
         }
-        if measured && conflict {
-            self.conflicts[op_index(record.op)] += 1;
-        }
-        self.requests[id as usize] = Request {
-            host,
-            remaining_pages: pages,
-            dispatched_ns: 0,
-            slot: 0,
-            measured,
-            live: true,
-            source,
-            path_conflict: false,
-        };
         self.live_requests += 1;
         let view = host_view!(self, now);
         self.host.push(host, &view);
-        self.host_queue_max = self.host_queue_max.max(self.host.len() as u64);
+        let marks =
+            self.recorder
+                .request_admitted(seq, source, record.op, conflict, self.host.len());
+        self.requests[id as usize] = Request {
+            host,
+            remaining_pages: pages,
+            slot: 0,
+            live: true,
+            marks,
+        };
         Ok(())
     }
 
@@ -879,7 +741,7 @@ impl Simulation {
             request.live,
             "host scheduler dispatched a request that is not waiting"
         );
-        request.dispatched_ns = now;
+        self.recorder.request_dispatched(now, &mut request.marks);
         request.slot = slot;
         let host = request.host;
         self.outstanding_requests += 1;
@@ -1281,11 +1143,8 @@ impl Simulation {
             };
             self.device
                 .enqueue(mapping_txn, &mut device_ctx!(self, now));
-            self.queue_recorder.queue_length(
-                now,
-                chip,
-                self.device.queued_per_chip()[chip as usize],
-            );
+            self.recorder
+                .queue_length(now, chip, self.device.queued_per_chip()[chip as usize]);
             self.touched_chips.push(chip);
         }
     }
@@ -1315,16 +1174,12 @@ impl Simulation {
         }
     }
 
-    fn in_window(&self, now: u64) -> bool {
-        now >= self.window_start_ns
-    }
-
     /// Start every transaction the device scheduler lets go on `chip`.
     fn try_issue(&mut self, now: u64, chip: u32) {
         while let Some(txn) = self.device.next(chip, &mut device_ctx!(self, now)) {
             self.queue_changed(now, txn.from_chip);
             if txn.from_chip != txn.chip {
-                self.queue_recorder.moved_write(now);
+                self.recorder.write_moved(now);
             }
             if self.multiplane.enabled() {
                 let group = self.multiplane.gather(&mut self.device, txn);
@@ -1344,21 +1199,16 @@ impl Simulation {
         if companions.is_empty() {
             return;
         }
-        let counted = u64::from(self.in_window(now));
-        self.flash.multiplane_operations += counted;
+        self.recorder.companions_started(now, companions);
         for companion in companions {
-            match companion.kind {
-                TxnKind::Read => self.flash.reads += counted,
-                TxnKind::MappingRead => self.flash.mapping_reads += counted,
-                _ => self.flash.programs += counted,
-            }
             if let Some(id) = companion.host_request() {
                 let request = &self.requests[id as usize];
-                if request.measured {
-                    let sums = &mut self.waits[op_index(request.host.op)];
-                    sums.pages += 1;
-                    sums.chip_wait_ns += now - companion.enqueued_ns;
-                }
+                self.recorder.host_page_started(
+                    now,
+                    &request.marks,
+                    request.host.op,
+                    companion.enqueued_ns,
+                );
             }
         }
     }
@@ -1374,7 +1224,7 @@ impl Simulation {
     #[inline]
     fn queue_changed(&mut self, now: u64, chip: u32) {
         let len = self.device.queued_per_chip()[chip as usize];
-        self.queue_recorder.queue_length(now, chip, len);
+        self.recorder.queue_length(now, chip, len);
     }
 
     /// Complete the host page of every write the device scheduler cancelled (superseded while
@@ -1382,7 +1232,7 @@ impl Simulation {
     fn finish_cancelled(&mut self, now: u64) {
         while let Some(txn) = self.cancelled.pop() {
             self.queue_changed(now, txn.chip);
-            self.queue_recorder.write_hit(now);
+            self.recorder.write_hit(now);
             if txn.request == NO_REQUEST {
                 // A buffer flush superseded by a newer flush of its page.
                 self.on_flush_done(now, txn.lpn);
@@ -1402,44 +1252,19 @@ impl Simulation {
         self.die_issue.started(txn.die);
         self.die_txn[die] = txn;
         self.dies_working += 1;
-        let counted = self.in_window(now);
+        self.recorder.operation_started(now, &txn);
         let (stage, transfer) = match txn.kind {
-            TxnKind::Read => {
-                if txn.request != NO_REQUEST || txn.lpn == NO_LPN {
-                    self.flash.reads += u64::from(counted);
-                } else {
-                    self.flash.read_modify_write_reads += u64::from(counted);
-                }
-                (Stage::ReadCommand, Transfer::ReadCommand)
-            }
-            TxnKind::Program => {
-                self.flash.programs += u64::from(counted);
+            TxnKind::Read | TxnKind::MappingRead => (Stage::ReadCommand, Transfer::ReadCommand),
+            TxnKind::Program | TxnKind::MappingProgram => {
                 (Stage::ProgramIn, Transfer::ProgramIn { bytes: txn.bytes })
             }
-            TxnKind::Copyback => {
-                self.flash.copybacks += u64::from(counted);
-                (Stage::CopybackReadCommand, Transfer::Command)
-            }
-            TxnKind::Erase => {
-                self.flash.erases += u64::from(counted);
-                (Stage::EraseCommand, Transfer::Command)
-            }
-            TxnKind::MappingRead => {
-                self.flash.mapping_reads += u64::from(counted);
-                (Stage::ReadCommand, Transfer::ReadCommand)
-            }
-            TxnKind::MappingProgram => {
-                self.flash.mapping_programs += u64::from(counted);
-                (Stage::ProgramIn, Transfer::ProgramIn { bytes: txn.bytes })
-            }
+            TxnKind::Copyback => (Stage::CopybackReadCommand, Transfer::Command),
+            TxnKind::Erase => (Stage::EraseCommand, Transfer::Command),
         };
         if let Some(id) = txn.host_request() {
             let request = &self.requests[id as usize];
-            if request.measured {
-                let sums = &mut self.waits[op_index(request.host.op)];
-                sums.pages += 1;
-                sums.chip_wait_ns += now - txn.enqueued_ns;
-            }
+            self.recorder
+                .host_page_started(now, &request.marks, request.host.op, txn.enqueued_ns);
         }
         self.ask_path(now, txn.die, stage, transfer);
     }
@@ -1447,7 +1272,7 @@ impl Simulation {
     /// Ask the interconnect for a path for the die's next transfer.
     fn ask_path(&mut self, now: u64, die: u32, stage: Stage, transfer: Transfer) {
         self.die_stage[die as usize] = stage;
-        self.die_asked_ns[die as usize] = now;
+        self.recorder.path_asked(now, die);
         let chip = self.die_txn[die as usize].chip;
         let wake = match self.interconnect.acquire(now, chip, die, transfer) {
             Acquire::Granted { grant, wake } => {
@@ -1471,11 +1296,13 @@ impl Simulation {
         }
         if let Some(id) = txn.host_request() {
             let request = &mut self.requests[id as usize];
-            request.path_conflict |= !grant.conflict_free;
-            if request.measured {
-                let wait = grant.start_ns - self.die_asked_ns[die as usize];
-                self.waits[op_index(request.host.op)].path_wait_ns += wait;
-            }
+            self.recorder.host_path_granted(
+                die,
+                grant.start_ns,
+                grant.conflict_free,
+                &mut request.marks,
+                request.host.op,
+            );
         }
         let stage = self.die_stage[die as usize];
         if matches!(
@@ -1487,7 +1314,7 @@ impl Simulation {
         ) {
             // The die starts working with its first bus cycle; waiting for the bus to send the
             // command is the controller's wait, not the chip's work.
-            self.chip_starts(grant.start_ns, txn.chip as usize);
+            self.recorder.die_started(grant.start_ns, txn.chip);
         }
         let end = grant.end_ns;
         if self.rules.transfer_events && stage != Stage::ReadData {
@@ -1506,17 +1333,6 @@ impl Simulation {
             Stage::EraseCommand => (end + self.block_erase_ns, Event::Done { die }),
         };
         self.events.schedule(at, event);
-    }
-
-    fn chip_starts(&mut self, now: u64, chip: usize) {
-        if self.chip_busy_dies[chip] == 0 {
-            self.chip_busy_since[chip] = now;
-            if self.busy_chips == 0 {
-                self.active_since_ns = now;
-            }
-            self.busy_chips += 1;
-        }
-        self.chip_busy_dies[chip] += 1;
     }
 
     fn on_link_wake(&mut self, now: u64, key: u32) {
@@ -1549,22 +1365,10 @@ impl Simulation {
 
     /// The die's transaction finished. Sets `dispatch_pending` when a request completed.
     fn on_done(&mut self, now: u64, die: u32) -> Result<(), Error> {
-        self.last_flash_end_ns = now;
         let txn = self.die_txn[die as usize];
         self.die_issue.finished(die);
         self.dies_working -= 1;
-        let chip = txn.chip as usize;
-        self.chip_busy_dies[chip] -= 1;
-        if self.chip_busy_dies[chip] == 0 {
-            self.busy_chips -= 1;
-            if now > self.window_start_ns {
-                self.chip_busy_total[chip] +=
-                    now - self.chip_busy_since[chip].max(self.window_start_ns);
-                if self.busy_chips == 0 {
-                    self.active_total_ns += now - self.active_since_ns.max(self.window_start_ns);
-                }
-            }
-        }
+        self.recorder.die_finished(now, txn.chip);
         if self.multiplane.enabled() {
             self.group_done(now, die, txn)?;
         } else {
@@ -1688,34 +1492,13 @@ impl Simulation {
         self.requests[id as usize].live = false;
         self.live_requests -= 1;
         let host = request.host;
-        if request.measured {
-            self.request_paths.complete(request.path_conflict);
-            let latency = now - host.arrival_ns;
-            self.latency[op_index(host.op)].record(latency);
-            let mixed = self.per_source.len() > 1;
-            let (counts, recorders) = &mut self.per_source[request.source as usize];
-            if mixed {
-                // With one trace its statistics are the totals; no need to record twice.
-                recorders[op_index(host.op)].record(latency);
-            }
-            counts.completed += 1;
-            match host.op {
-                Op::Read => counts.reads += 1,
-                Op::Write => counts.writes += 1,
-            }
-            self.host_wait_sum_ns += (request.dispatched_ns - host.arrival_ns) as u128;
-            self.device_time_sum_ns += (now - request.dispatched_ns) as u128;
-            self.measured_bytes += host.size_bytes;
-            self.counts.completed += 1;
-            match host.op {
-                Op::Read => self.counts.reads += 1,
-                Op::Write => self.counts.writes += 1,
-            }
-            self.last_completion_ns = now;
-        } else {
-            self.counts.warmup += 1;
-            self.per_source[request.source as usize].0.warmup += 1;
-        }
+        self.recorder.request_completed(
+            now,
+            request.marks,
+            host.op,
+            host.arrival_ns,
+            host.size_bytes,
+        );
         for chip in host.chips.iter() {
             self.outstanding_per_chip[chip as usize] -= 1;
             self.claims_per_chip[chip as usize] -= 1;
@@ -1734,180 +1517,16 @@ impl Simulation {
 
     /// Gather the results.
     pub fn results(&self) -> SimResults {
-        // Not the last event: a host-scheduler timer may fire after the last flash operation.
-        let end = self.last_flash_end_ns.max(self.last_completion_ns);
-        let start = if self.window_start_ns == u64::MAX {
-            end
-        } else {
-            self.window_start_ns
+        let models = Models {
+            ftl: &self.ftl,
+            cmt: self.cmt.as_ref().map(|c| &c.cache),
+            buffer: self.buffer.as_ref().map(|b| &b.buffer),
         };
-        let window = end.saturating_sub(start);
-        let seconds = window as f64 / 1e9;
-        let chips = self.geometry.chips();
-        let per_chip: Vec<f64> = self
-            .chip_busy_total
-            .iter()
-            .map(|busy| {
-                if window == 0 {
-                    0.0
-                } else {
-                    *busy as f64 / window as f64
-                }
-            })
-            .collect();
-        let utilization = per_chip.iter().sum::<f64>() / chips as f64;
-        let ftl = self.ftl.counters();
-        let base = self.ftl_at_window_start;
-        let host_writes = ftl.host_page_writes - base.host_page_writes;
-        let moved = ftl.gc_pages_moved - base.gc_pages_moved;
-        let mean = |sum: u64, n: u64| {
-            if n == 0 {
-                0.0
-            } else {
-                sum as f64 / n as f64 / 1000.0
-            }
-        };
-        let completed = self.counts.completed;
-        let device = self.queue_recorder.stats(
-            end,
-            &self.chip_busy_total,
-            self.active_total_ns,
-            host_writes,
-        );
-        let erase_counts = self.ftl.erase_counts();
-        let (mut lo, mut hi) = (u32::MAX, 0);
-        for c in erase_counts {
-            lo = lo.min(c);
-            hi = hi.max(c);
-        }
-        SimResults {
-            variation: self
-                .ftl
-                .variation()
-                .map(|v| v.stats(&self.variation_at_window_start)),
+        let end = RunEnd {
             records: self.records,
-            requests: self.counts.clone(),
-            latency_us: LatencyByOp {
-                read: self.latency[0].stats(),
-                write: self.latency[1].stats(),
-                all: LatencyRecorder::merged(&self.latency[0], &self.latency[1]).stats(),
-            },
-            time_split_us: TimeSplit {
-                host_queue: if completed == 0 {
-                    0.0
-                } else {
-                    self.host_wait_sum_ns as f64 / completed as f64 / 1000.0
-                },
-                device: if completed == 0 {
-                    0.0
-                } else {
-                    self.device_time_sum_ns as f64 / completed as f64 / 1000.0
-                },
-            },
-            throughput: Throughput {
-                iops: if seconds > 0.0 {
-                    completed as f64 / seconds
-                } else {
-                    0.0
-                },
-                mib_per_s: if seconds > 0.0 {
-                    self.measured_bytes as f64 / (1 << 20) as f64 / seconds
-                } else {
-                    0.0
-                },
-            },
-            sim_time_ns: window,
-            chips: ChipStats {
-                count: chips,
-                utilization,
-                active_utilization: if self.active_total_ns == 0 {
-                    0.0
-                } else {
-                    self.chip_busy_total.iter().sum::<u64>() as f64
-                        / (self.active_total_ns as f64 * chips as f64)
-                },
-                active_ns: self.active_total_ns,
-                per_chip_utilization: per_chip,
-            },
-            conflicts: ConflictStats {
-                read: self.conflicts[0],
-                write: self.conflicts[1],
-                read_chip_wait_us: mean(self.waits[0].chip_wait_ns, self.waits[0].pages),
-                write_chip_wait_us: mean(self.waits[1].chip_wait_ns, self.waits[1].pages),
-                read_path_wait_us: mean(self.waits[0].path_wait_ns, self.waits[0].pages),
-                write_path_wait_us: mean(self.waits[1].path_wait_ns, self.waits[1].pages),
-            },
-            flash: self.flash.clone(),
-            gc: GcStats {
-                runs: ftl.gc_runs - base.gc_runs,
-                pages_moved: moved,
-                unmapped_reads: ftl.unmapped_reads - base.unmapped_reads,
-                erase_count_spread: hi.saturating_sub(lo.min(hi)),
-            },
-            cmt: self.cmt.as_ref().map(|cmt| {
-                let now = cmt.cache.counters();
-                let base = cmt.at_window_start;
-                let (hits, misses) = (now.hits - base.hits, now.misses - base.misses);
-                CmtStats {
-                    hits,
-                    misses,
-                    hit_ratio: if hits + misses == 0 {
-                        0.0
-                    } else {
-                        hits as f64 / (hits + misses) as f64
-                    },
-                    capacity_entries: u64::from(cmt.cache.capacity_entries()),
-                    entry_bytes: u64::from(cmt.cache.entry_bytes()),
-                    entries_per_translation_page: cmt.cache.entries_per_translation_page(),
-                    writebacks: now.mapping_programs - base.mapping_programs,
-                }
-            }),
-            // Every program over host programs: mapping-table write-backs are flash work too.
-            waf: if host_writes == 0 {
-                0.0
-            } else {
-                (host_writes + moved + self.flash.mapping_programs) as f64 / host_writes as f64
-            },
-            waf_host_gc: if host_writes == 0 {
-                0.0
-            } else {
-                (host_writes + moved) as f64 / host_writes as f64
-            },
             events: self.events.processed(),
-            request_paths: self.request_paths.stats(),
-            device,
-            write_buffer: self
-                .buffer
-                .as_ref()
-                .map(|b| b.buffer.stats(&b.at_window_start)),
-            shape: RunShape {
-                host_queue_max: self.host_queue_max,
-                last_arrival_ns: self.last_arrival_ns,
-                window_start_ns: start,
-                window_end_ns: end,
-                input_end: self.input_end,
-            },
-            per_source: self
-                .per_source
-                .iter()
-                .map(|(counts, r)| {
-                    let latency = if self.per_source.len() > 1 {
-                        LatencyByOp {
-                            read: r[0].stats(),
-                            write: r[1].stats(),
-                            all: LatencyRecorder::merged(&r[0], &r[1]).stats(),
-                        }
-                    } else {
-                        LatencyByOp {
-                            read: self.latency[0].stats(),
-                            write: self.latency[1].stats(),
-                            all: LatencyRecorder::merged(&self.latency[0], &self.latency[1])
-                                .stats(),
-                        }
-                    };
-                    (counts.clone(), latency)
-                })
-                .collect(),
-        }
+            last_arrival_ns: self.last_arrival_ns,
+        };
+        self.recorder.results(models, end)
     }
 }

@@ -1,14 +1,22 @@
 //! Statistics: every number in the summary has its definition next to it (and in
 //! `docs/summary.md`).
 
+mod chip_activity;
 mod device_queues;
 mod energy;
+mod flash_operations;
+mod recorder;
 mod request_paths;
+mod requests;
 mod warnings;
 
+pub use chip_activity::ChipActivityRecorder;
 pub use device_queues::{DeviceQueueRecorder, DeviceQueueStats};
 pub use energy::{energy_stats, EnergyConfig, EnergyStats};
+pub use flash_operations::FlashOperationRecorder;
+pub use recorder::{Models, RunEnd, RunShape, SimRecorder, SimResults};
 pub use request_paths::{RequestPathRecorder, RequestPathStats};
+pub use requests::{RequestMarks, RequestRecorder};
 pub use warnings::{warnings, Warning, WarningInputs};
 
 use hdrhistogram::Histogram;

@@ -5,8 +5,8 @@
 
 use serde::Serialize;
 
+use super::RunShape;
 use crate::run::{Replay, SourceReport};
-use crate::sim::RunShape;
 use crate::trace::ReaderNotes;
 
 /// One warning: a stable `code`, how many records or requests it concerns (`count`; 1 for a
