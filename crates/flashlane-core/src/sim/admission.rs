@@ -1,0 +1,309 @@
+//! A request's arrival: the look-ahead record, admission into the host queue (PIQ's conflict
+//! at arrival), and the hand-over of what the host scheduler pops to the device (with SSDsim's
+//! hand-over rules).
+
+use super::{Event, Request, Simulation};
+use crate::host::{HostRequest, HostScheduler};
+use crate::run::{Arrival, Replay};
+use crate::stats::{Models, RequestMarks};
+use crate::trace::Op;
+use crate::Error;
+
+impl Simulation {
+    /// Read the next record into the look-ahead. Open loop: schedule its arrival at its trace
+    /// time. Paced replay (closed loop, as fast as possible): it is ready at once and arrives
+    /// when it is admitted.
+    pub(super) fn fetch_next(
+        &mut self,
+        next_record: &mut dyn FnMut() -> Result<Option<Arrival>, Error>,
+    ) -> Result<(), Error> {
+        self.lookahead = None;
+        self.lookahead_arrived = false;
+        if self
+            .options
+            .max_requests
+            .is_some_and(|max| self.records >= max)
+        {
+            self.note_input_end();
+            return Ok(());
+        }
+        let Some(arrival) = next_record()? else {
+            self.note_input_end();
+            return Ok(());
+        };
+        self.records += 1;
+        // The look-ahead is translated a few events from now: start loading its mapping entry
+        // (usually under way already: it was the previous record's hint). A write also
+        // updates the block holding the page's current data: its map entry (prefetched a
+        // request ago) gives the block, whose metadata is loaded next.
+        let page = self.geometry.page_bytes as u64;
+        let lpn = arrival.record.offset_bytes / page;
+        self.ftl.prefetch(lpn);
+        if let Some(cmt) = &self.cmt {
+            cmt.cache.prefetch(lpn);
+        }
+        self.lookahead_overwrites = match arrival.record.op {
+            Op::Write => self.ftl.prefetch_overwritten(lpn),
+            Op::Read => None,
+        };
+        // The record after it: its mapping entry, a whole request ahead.
+        if let Some(offset) = arrival.next_offset_hint {
+            self.ftl.prefetch(offset / page);
+            if let Some(cmt) = &self.cmt {
+                cmt.cache.prefetch(offset / page);
+            }
+        }
+        self.lookahead = Some(arrival);
+        match self.options.replay {
+            Replay::OpenLoop { .. } => {
+                // The input pipeline rebases and scales time; a record earlier than its
+                // predecessor arrives with it (readers bound how far back a trace may step).
+                // A record read late (the host queue was full) keeps its trace time as its
+                // arrival: the time it waited to enter the host queue is part of its latency.
+                self.last_arrival_ns = arrival.record.time_ns.max(self.last_arrival_ns);
+                self.next_arrival_ns = Some(self.last_arrival_ns.max(self.events.now_ns()));
+            }
+            Replay::ClosedLoop { .. } | Replay::AsFastAsPossible => self.lookahead_arrived = true,
+        }
+        Ok(())
+    }
+
+    /// Remember when the input ended and how many requests were then in the system (once).
+    pub(super) fn note_input_end(&mut self) {
+        self.recorder
+            .input_ended(self.events.now_ns(), self.live_requests);
+    }
+
+    pub(super) fn on_arrival(
+        &mut self,
+        now: u64,
+        next_record: &mut dyn FnMut() -> Result<Option<Arrival>, Error>,
+    ) -> Result<(), Error> {
+        if self.recorder.window_opens_at(self.next_seq) {
+            self.open_window(now);
+        }
+        self.lookahead_arrived = true;
+        if self.rules.at_next_event {
+            // Into SSDsim's request queue now; handed over in a pass once every arrival of
+            // this instant is in.
+            self.admit_arrived(now, next_record)?;
+            if self.rules.pass_queued_at != Some(now) {
+                self.rules.pass_queued_at = Some(now);
+                self.events.schedule(now, Event::HandoverPass);
+            }
+            return Ok(());
+        }
+        self.try_dispatch(now, next_record)
+    }
+
+    /// Admit arrived records into the host queue while it has room.
+    pub(super) fn admit_arrived(
+        &mut self,
+        now: u64,
+        next_record: &mut dyn FnMut() -> Result<Option<Arrival>, Error>,
+    ) -> Result<(), Error> {
+        while self.lookahead_arrived && self.has_room() {
+            self.admit(now)?;
+            self.fetch_next(next_record)?;
+        }
+        Ok(())
+    }
+
+    /// May the arrived look-ahead enter the host queue now?
+    pub(super) fn has_room(&self) -> bool {
+        let mut queued = self.host.len();
+        if self.queue_includes_outstanding {
+            queued += self.outstanding_requests as usize;
+        }
+        let host_room = queued < self.host_queue_length;
+        match self.options.replay {
+            Replay::ClosedLoop { outstanding } => {
+                host_room && self.live_requests < outstanding as u64
+            }
+            Replay::OpenLoop { .. } | Replay::AsFastAsPossible => host_room,
+        }
+    }
+
+    pub(super) fn open_window(&mut self, now: u64) {
+        let models = Models {
+            ftl: &self.ftl,
+            cmt: self.cmt.as_ref().map(|c| &c.cache),
+            buffer: self.buffer.as_ref().map(|b| &b.buffer),
+        };
+        self.recorder.open_window(now, models);
+    }
+
+    /// Turn the look-ahead record into a request in the host queue.
+    pub(super) fn admit(&mut self, now: u64) -> Result<(), Error> {
+        let Some(Arrival { record, source, .. }) = self.lookahead.take() else {
+            return Ok(());
+        };
+        self.lookahead_arrived = false;
+        let arrival_ns = match self.options.replay {
+            Replay::OpenLoop { .. } => self.last_arrival_ns,
+            Replay::ClosedLoop { .. } | Replay::AsFastAsPossible => {
+                if self.recorder.window_opens_at(self.next_seq) {
+                    self.open_window(now);
+                }
+                now
+            }
+        };
+        let page = self.geometry.page_bytes as u64;
+        let first_lpn = record.offset_bytes / page;
+        let last_lpn = (record.offset_bytes + record.size_bytes - 1) / page;
+        let pages = last_lpn - first_lpn + 1;
+        if last_lpn >= self.ftl.logical_pages() {
+            return Err(Error::Workload(format!(
+                "trace record {} ({:?} of {} bytes at byte offset {}) reaches past the simulated capacity of {} bytes",
+                self.next_seq + 1,
+                record.op,
+                record.size_bytes,
+                record.offset_bytes,
+                self.ftl.logical_pages() * page
+            )));
+        }
+        let pages = u32::try_from(pages).map_err(|_| {
+            Error::Workload(format!("trace record {} is too large", self.next_seq + 1))
+        })?;
+        if let Some(page) = self.lookahead_overwrites.take() {
+            // Its old block's metadata was prefetched when it was read; the reverse-map entry
+            // the overwrite invalidates is next.
+            self.ftl.prefetch_reverse_entry(page);
+        }
+        let chips = self.static_map.chips_of_range(first_lpn, pages as u64);
+        let id = match self.free_requests.pop() {
+            Some(id) => id,
+            None => {
+                self.requests.push(Request {
+                    host: HostRequest {
+                        id: 0,
+                        seq: 0,
+                        arrival_ns: 0,
+                        op: Op::Read,
+                        offset_bytes: 0,
+                        size_bytes: 0,
+                        first_lpn: 0,
+                        pages: 0,
+                        stream: 0,
+                        chips,
+                    },
+                    remaining_pages: 0,
+                    slot: 0,
+                    live: false,
+                    marks: RequestMarks::default(),
+                });
+                (self.requests.len() - 1) as u32
+            }
+        };
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        let host = HostRequest {
+            id,
+            seq,
+            arrival_ns,
+            op: record.op,
+            offset_bytes: record.offset_bytes,
+            size_bytes: record.size_bytes,
+            first_lpn,
+            pages,
+            stream: record.stream,
+            chips,
+        };
+        // PIQ's conflict: the chip set meets that of a request outstanding or waiting ahead.
+        let mut conflict = false;
+        for chip in chips.iter() {
+            let claims = &mut self.claims_per_chip[chip as usize];
+            conflict |= *claims > 0;
+            *claims += 1;
+        }
+        self.live_requests += 1;
+        let view = host_view!(self, now);
+        self.host.push(host, &view);
+        let marks =
+            self.recorder
+                .request_admitted(seq, source, record.op, conflict, self.host.len());
+        self.requests[id as usize] = Request {
+            host,
+            remaining_pages: pages,
+            slot: 0,
+            live: true,
+            marks,
+        };
+        Ok(())
+    }
+
+    /// Move requests from the host scheduler to the device while it has room, admitting
+    /// blocked arrivals as the host queue drains.
+    pub(super) fn try_dispatch(
+        &mut self,
+        now: u64,
+        next_record: &mut dyn FnMut() -> Result<Option<Arrival>, Error>,
+    ) -> Result<(), Error> {
+        // SSDsim hands over in passes: whether this one may, decided once at its start (its
+        // distribution creates sub-requests; channels turn busy only after the pass).
+        if self.rules.at_next_event && self.dies_working == 0 {
+            self.rules.pass_open_at = Some(now);
+        }
+        let pass_allowed = !self.rules.transfer_events || self.pass_allowed(now);
+        loop {
+            self.admit_arrived(now, next_record)?;
+            if self.outstanding_slots >= self.device_queue_depth || self.host.is_empty() {
+                break;
+            }
+            if !pass_allowed
+                || (self.rules.one_per_pass && self.rules.last_handover_ns == Some(now))
+            {
+                break;
+            }
+            self.pop_buffer.clear();
+            let view = host_view!(self, now);
+            self.host.pop(&view, &mut self.pop_buffer);
+            if self.pop_buffer.is_empty() {
+                break;
+            }
+            let slot = match self.free_slots.pop() {
+                Some(s) => s,
+                None => {
+                    self.slot_members.push(0);
+                    (self.slot_members.len() - 1) as u32
+                }
+            };
+            self.slot_members[slot as usize] = self.pop_buffer.len() as u32;
+            self.outstanding_slots += 1;
+            for i in 0..self.pop_buffer.len() {
+                let id = self.pop_buffer[i];
+                self.dispatch_request(now, id, slot)?;
+            }
+            self.rules.last_handover_ns = Some(now);
+        }
+        if let Some(wake) = self.host.wake_at_ns() {
+            let wake = wake.max(now + 1);
+            if self.host_wake_at.is_none_or(|pending| wake < pending) {
+                self.host_wake_at = Some(wake);
+                self.events.schedule(wake, Event::HostWake);
+            }
+        }
+        Ok(())
+    }
+
+    /// SSDsim's hand-over rules: may waiting requests go to the device in a pass now?
+    /// (`one_per_pass` is checked per request: one pass per distinct time.)
+    pub(super) fn pass_allowed(&self, now: u64) -> bool {
+        let r = &self.rules;
+        // SSDsim tests its channels' *state* when its clock reaches the event, before it
+        // starts new work at that instant: a channel whose transfer ends now is idle, even if
+        // another transfer waits for it. So only a transfer begun before now and still running
+        // makes a channel busy.
+        if r.needs_idle_channels
+            && self
+                .transfer_spans
+                .iter()
+                .any(|&(start, end)| start < now && now < end)
+        {
+            return false;
+        }
+        // SSDsim distributes when its clock reaches an event; an idle device has none, and its
+        // clock jumps to the arrival (with the hand-over fix, docs/validation.md).
+        !r.at_next_event || r.pass_open_at == Some(now)
+    }
+}

@@ -1,0 +1,109 @@
+//! A finished page operation ends its part of a request (or releases what waited for a
+//! translation, a flush, an erase or a read-modify-write read); the last page completes the
+//! request and frees its place in the device queue.
+
+use super::Simulation;
+use crate::device::{Transaction, TxnKind, NO_LPN, NO_REQUEST};
+use crate::host::{HostScheduler, RequestId};
+use crate::Error;
+
+impl Simulation {
+    /// Pages of a request finished in the DRAM write buffer.
+    pub(super) fn on_buffer_done(&mut self, now: u64, id: RequestId, pages: u32) {
+        let request = &mut self.requests[id as usize];
+        request.remaining_pages -= pages;
+        if request.remaining_pages == 0 {
+            self.complete(now, id);
+            self.dispatch_pending = true;
+        }
+    }
+
+    /// Complete the host page of every write the device scheduler cancelled (superseded while
+    /// queued: the newer write carries the data, so this page's part of its request is done).
+    pub(super) fn finish_cancelled(&mut self, now: u64) {
+        while let Some(txn) = self.cancelled.pop() {
+            self.queue_changed(now, txn.chip);
+            self.recorder.write_hit(now);
+            if txn.request == NO_REQUEST {
+                // A buffer flush superseded by a newer flush of its page.
+                self.on_flush_done(now, txn.lpn);
+                continue;
+            }
+            let request = &mut self.requests[txn.request as usize];
+            request.remaining_pages -= 1;
+            if request.remaining_pages == 0 {
+                self.complete(now, txn.request);
+                self.dispatch_pending = true;
+            }
+        }
+    }
+
+    /// One page operation of a finished command is done: its request, translation or flush.
+    #[inline]
+    pub(super) fn page_done(&mut self, now: u64, txn: Transaction) -> Result<(), Error> {
+        if let Some(id) = txn.host_request() {
+            if self.rules.ack_at_transfer && txn.kind == TxnKind::Program {
+                // Counted when its data transfer ended (`on_transfer_end`).
+                return Ok(());
+            }
+            let request = &mut self.requests[id as usize];
+            request.remaining_pages -= 1;
+            if request.remaining_pages == 0 {
+                self.complete(now, id);
+                self.dispatch_pending = true;
+            }
+        } else if matches!(txn.kind, TxnKind::MappingRead | TxnKind::MappingProgram) {
+            self.on_mapping_done(now, txn);
+        } else if txn.kind == TxnKind::Program && txn.lpn != NO_LPN {
+            self.on_flush_done(now, txn.lpn);
+        } else if txn.kind == TxnKind::Erase && self.ftl.defers_release() {
+            self.on_erase_done(now, txn.ppn)?;
+        } else if txn.kind == TxnKind::Read && txn.lpn != NO_LPN {
+            self.rmw_read_done(now, txn);
+        }
+        Ok(())
+    }
+
+    pub(super) fn ack_program(&mut self, now: u64, txn: Transaction) {
+        if txn.kind != TxnKind::Program {
+            return;
+        }
+        if let Some(id) = txn.host_request() {
+            let request = &mut self.requests[id as usize];
+            request.remaining_pages -= 1;
+            if request.remaining_pages == 0 {
+                self.complete(now, id);
+                self.dispatch_pending = true;
+            }
+        }
+    }
+
+    pub(super) fn complete(&mut self, now: u64, id: RequestId) {
+        let request = self.requests[id as usize];
+        debug_assert!(request.live);
+        self.requests[id as usize].live = false;
+        self.live_requests -= 1;
+        let host = request.host;
+        self.recorder.request_completed(
+            now,
+            request.marks,
+            host.op,
+            host.arrival_ns,
+            host.size_bytes,
+        );
+        for chip in host.chips.iter() {
+            self.outstanding_per_chip[chip as usize] -= 1;
+            self.claims_per_chip[chip as usize] -= 1;
+        }
+        self.outstanding_requests -= 1;
+        let members = &mut self.slot_members[request.slot as usize];
+        *members -= 1;
+        if *members == 0 {
+            self.outstanding_slots -= 1;
+            self.free_slots.push(request.slot);
+        }
+        let view = host_view!(self, now);
+        self.host.complete(&host, &view);
+        self.free_requests.push(id);
+    }
+}

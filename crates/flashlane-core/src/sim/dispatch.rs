@@ -1,0 +1,464 @@
+//! A handed-over request becomes flash work: the HIL splits it into pages, the FTL translates
+//! and places them (with garbage collection, the cached mapping table, the write buffer and
+//! read-modify-write), and the page operations enter the device scheduler's queues.
+
+use super::{Event, Simulation};
+use crate::device::{DeviceScheduler, Transaction, TxnKind, NO_LPN, NO_REQUEST};
+use crate::ftl::cmt::{Access, MappingOp, MAPPING_READ_BYTES};
+use crate::ftl::partial_pages::SECTOR_BYTES;
+use crate::ftl::{GcOp, PhysicalTarget};
+use crate::host::RequestId;
+use crate::trace::Op;
+use crate::Error;
+
+impl Simulation {
+    /// HIL + FTL: split the request into page operations and queue them on their chips.
+    pub(super) fn dispatch_request(
+        &mut self,
+        now: u64,
+        id: RequestId,
+        slot: u32,
+    ) -> Result<(), Error> {
+        let request = &mut self.requests[id as usize];
+        debug_assert!(
+            request.live,
+            "host scheduler dispatched a request that is not waiting"
+        );
+        self.recorder.request_dispatched(now, &mut request.marks);
+        request.slot = slot;
+        let host = request.host;
+        self.outstanding_requests += 1;
+        for chip in host.chips.iter() {
+            self.outstanding_per_chip[chip as usize] += 1;
+        }
+        if self.buffer.is_some() {
+            return self.dispatch_buffered(now, id);
+        }
+        let page = self.geometry.page_bytes as u64;
+        let end = host.offset_bytes + host.size_bytes;
+        self.touched_chips.clear();
+        for i in 0..host.pages as u64 {
+            let lpn = host.first_lpn + i;
+            let page_start = lpn * page;
+            let bytes = (end.min(page_start + page) - host.offset_bytes.max(page_start)) as u32;
+            let (kind, target, remapped) = match host.op {
+                Op::Read => {
+                    let (target, allocated) = self.ftl.read_host(lpn, &mut self.gc_buffer)?;
+                    (TxnKind::Read, target, allocated)
+                }
+                Op::Write => {
+                    if let Some(plane) = self.ftl.write_stall_plane(lpn) {
+                        // Its plane's pool is too low: the page waits for an erase there.
+                        self.stalled_writes[plane as usize].push_back((id, lpn as u32, bytes));
+                        continue;
+                    }
+                    let rmw = if self.partial.is_some() {
+                        self.read_modify_write_source(lpn, host.offset_bytes, end)
+                    } else {
+                        None
+                    };
+                    self.gc_buffer.clear();
+                    let target = self.ftl.write_with_claims(
+                        lpn,
+                        self.device.queued_per_chip(),
+                        &self.claims_per_chip,
+                        &mut self.gc_buffer,
+                    )?;
+                    if let Some((source, bytes_read, merged)) = rmw {
+                        let program = self.host_page_txn(
+                            TxnKind::Program,
+                            id,
+                            lpn as u32,
+                            merged,
+                            target,
+                            now,
+                        );
+                        self.start_read_modify_write(now, lpn, source, bytes_read, program);
+                        self.touched_chips.push(source.chip);
+                        self.enqueue_gc_ops(now);
+                        continue;
+                    }
+                    (TxnKind::Program, target, true)
+                }
+            };
+            let txn = self.host_page_txn(kind, id, lpn as u32, bytes, target, now);
+            self.enqueue_translated(lpn, remapped, txn);
+            self.touched_chips.push(target.chip);
+            self.enqueue_gc_ops(now);
+        }
+        for i in 0..self.touched_chips.len() {
+            let chip = self.touched_chips[i];
+            self.try_issue(now, chip);
+        }
+        Ok(())
+    }
+
+    /// Read-modify-write: the page's current location and the bytes to read when a write of
+    /// bytes `[offset, end)` to `lpn` leaves sectors holding data uncovered.
+    #[inline(never)]
+    pub(super) fn read_modify_write_source(
+        &mut self,
+        lpn: u64,
+        offset: u64,
+        end: u64,
+    ) -> Option<(PhysicalTarget, u32, u32)> {
+        let source = self.ftl.mapped_target(lpn);
+        let partial = self.partial.as_mut()?;
+        let written = partial.sectors(lpn, offset, end);
+        let held = partial.held(lpn, source.is_some());
+        if !partial.write(lpn, written, source.is_some()) {
+            return None;
+        }
+        // A page that holds sectors is mapped (preconditioning maps what it preloads).
+        let source = source?;
+        let sector = SECTOR_BYTES as u32;
+        // The program then carries the merged page: the sectors read back and the host's
+        // (SSDsim's allocate_location sets the write's size to the merged state).
+        Some((
+            source,
+            (held & !written).count_ones() * sector,
+            (held | written).count_ones() * sector,
+        ))
+    }
+
+    /// Queue the read of a partial write's page; its program waits for it (`rmw_read_done`).
+    #[inline(never)]
+    pub(super) fn start_read_modify_write(
+        &mut self,
+        now: u64,
+        lpn: u64,
+        source: PhysicalTarget,
+        bytes: u32,
+        program: Transaction,
+    ) {
+        let read = Transaction {
+            kind: TxnKind::Read,
+            request: NO_REQUEST,
+            chip: source.chip,
+            die: source.die,
+            plane: source.plane,
+            page_in_block: self.ftl.page_in_block(source.ppn),
+            bytes,
+            program_ns: 0,
+            enqueued_ns: now,
+            lpn: lpn as u32,
+            ppn: source.ppn,
+            from_chip: source.chip,
+        };
+        self.rmw_held.push((source.ppn, program));
+        self.enqueue_device(now, read);
+    }
+
+    /// A read-modify-write's read finished: its program may go.
+    #[inline(never)]
+    pub(super) fn rmw_read_done(&mut self, now: u64, read: Transaction) {
+        let at = self
+            .rmw_held
+            .iter()
+            .position(|(ppn, program)| *ppn == read.ppn && program.lpn == read.lpn)
+            .expect("every read-modify-write read has a held program");
+        let (_, program) = self.rmw_held.swap_remove(at);
+        let program = Transaction {
+            enqueued_ns: now,
+            ..program
+        };
+        // A host write remaps its page.
+        self.enqueue_translated(u64::from(program.lpn), true, program);
+        self.try_issue(now, program.chip);
+    }
+
+    /// Queue the garbage-collection operations the last FTL write asked for.
+    #[inline]
+    pub(super) fn enqueue_gc_ops(&mut self, now: u64) {
+        for g in 0..self.gc_buffer.len() {
+            let (kind, target) = match self.gc_buffer[g] {
+                GcOp::Copyback { target } => (TxnKind::Copyback, target),
+                GcOp::Erase { target } => (TxnKind::Erase, target),
+            };
+            self.enqueue_device(
+                now,
+                Transaction {
+                    kind,
+                    request: NO_REQUEST,
+                    chip: target.chip,
+                    die: target.die,
+                    plane: target.plane,
+                    page_in_block: target.ppn % self.geometry.pages_per_block,
+                    bytes: 0,
+                    program_ns: self.program_ns_at(target.ppn),
+                    enqueued_ns: now,
+                    lpn: NO_LPN,
+                    ppn: target.ppn,
+                    from_chip: target.chip,
+                },
+            );
+            self.touched_chips.push(target.chip);
+        }
+        self.gc_buffer.clear();
+    }
+
+    /// HIL with the DRAM write buffer: writes go into the buffer, reads it holds are served
+    /// from DRAM, the other reads go to flash as without a buffer.
+    #[inline(never)]
+    pub(super) fn dispatch_buffered(&mut self, now: u64, id: RequestId) -> Result<(), Error> {
+        let host = self.requests[id as usize].host;
+        let page = self.geometry.page_bytes as u64;
+        let end = host.offset_bytes + host.size_bytes;
+        self.touched_chips.clear();
+        let (mut in_dram, mut last_done) = (0, now);
+        for i in 0..host.pages as u64 {
+            let lpn = host.first_lpn + i;
+            let Some(b) = &mut self.buffer else {
+                break;
+            };
+            let done = match host.op {
+                Op::Write => {
+                    b.flush_due = true;
+                    match b.buffer.write(now, id, lpn as u32) {
+                        Some(done) => done,
+                        // Waits for a slot; `on_flush_done` lets it in.
+                        None => continue,
+                    }
+                }
+                Op::Read => match b.buffer.read(now, lpn as u32) {
+                    Some(done) => done,
+                    None => {
+                        let page_start = lpn * page;
+                        let bytes =
+                            (end.min(page_start + page) - host.offset_bytes.max(page_start)) as u32;
+                        let (target, allocated) = self.ftl.read_host(lpn, &mut self.gc_buffer)?;
+                        let txn =
+                            self.host_page_txn(TxnKind::Read, id, lpn as u32, bytes, target, now);
+                        self.enqueue_translated(lpn, allocated, txn);
+                        self.touched_chips.push(target.chip);
+                        self.enqueue_gc_ops(now);
+                        continue;
+                    }
+                },
+            };
+            in_dram += 1;
+            last_done = done;
+        }
+        if in_dram > 0 {
+            self.events.schedule(
+                last_done,
+                Event::BufferDone {
+                    request: id,
+                    pages: in_dram,
+                },
+            );
+        }
+        for i in 0..self.touched_chips.len() {
+            let chip = self.touched_chips[i];
+            self.try_issue(now, chip);
+        }
+        Ok(())
+    }
+
+    /// Send every flush the write buffer's trigger asks for to the FTL and the device queues.
+    #[inline(never)]
+    pub(super) fn flush_buffer(&mut self, now: u64) -> Result<(), Error> {
+        match &mut self.buffer {
+            Some(b) if b.flush_due => b.flush_due = false,
+            _ => return Ok(()),
+        }
+        self.touched_chips.clear();
+        while let Some(lpn) = self.buffer.as_mut().and_then(|b| b.buffer.next_flush()) {
+            self.gc_buffer.clear();
+            let target = self.ftl.write_with_claims(
+                u64::from(lpn),
+                self.device.queued_per_chip(),
+                &self.claims_per_chip,
+                &mut self.gc_buffer,
+            )?;
+            // A program with a logical page and no host request is a buffer flush.
+            let txn = Transaction {
+                kind: TxnKind::Program,
+                request: NO_REQUEST,
+                chip: target.chip,
+                die: target.die,
+                plane: target.plane,
+                page_in_block: target.ppn % self.geometry.pages_per_block,
+                bytes: self.geometry.page_bytes,
+                program_ns: self.program_ns_at(target.ppn),
+                enqueued_ns: now,
+                lpn,
+                ppn: target.ppn,
+                from_chip: target.chip,
+            };
+            self.enqueue_translated(u64::from(lpn), true, txn);
+            self.touched_chips.push(target.chip);
+            self.enqueue_gc_ops(now);
+        }
+        for i in 0..self.touched_chips.len() {
+            let chip = self.touched_chips[i];
+            self.try_issue(now, chip);
+        }
+        Ok(())
+    }
+
+    /// A buffer flush ended (or was cancelled by a newer program of its page): its slot may
+    /// take waiting writes.
+    pub(super) fn on_flush_done(&mut self, now: u64, lpn: u32) {
+        let Some(b) = &mut self.buffer else { return };
+        b.buffer.flush_done(lpn);
+        b.flush_due = true;
+        let mut admitted = std::mem::take(&mut b.admitted);
+        b.buffer.admit_waiting(now, &mut admitted);
+        for (request, done) in admitted.drain(..) {
+            self.events
+                .schedule(done, Event::BufferDone { request, pages: 1 });
+        }
+        if let Some(b) = &mut self.buffer {
+            b.admitted = admitted;
+        }
+    }
+
+    /// The flash operation of one page of host request `id`, placed at `target`.
+    #[inline]
+    pub(super) fn host_page_txn(
+        &self,
+        kind: TxnKind,
+        id: RequestId,
+        lpn: u32,
+        bytes: u32,
+        target: PhysicalTarget,
+        now: u64,
+    ) -> Transaction {
+        Transaction {
+            kind,
+            request: id,
+            chip: target.chip,
+            die: target.die,
+            plane: target.plane,
+            page_in_block: target.ppn % self.geometry.pages_per_block,
+            bytes,
+            program_ns: self.program_ns_at(target.ppn),
+            enqueued_ns: now,
+            lpn,
+            ppn: target.ppn,
+            from_chip: target.chip,
+        }
+    }
+
+    /// Array program time at physical page `ppn`: its block's latency under `[variation]`,
+    /// else `timing.page_program_ns`.
+    #[inline]
+    pub(super) fn program_ns_at(&self, ppn: u32) -> u32 {
+        self.ftl
+            .program_ns(ppn)
+            .unwrap_or(self.page_program_ns as u32)
+    }
+
+    /// Queue a host page operation, or park it in the cached mapping table until its
+    /// translation page has been read; queue the mapping operations the look-up needs.
+    /// `remapped`: the operation gave `lpn` a new physical page (a write, or a read that
+    /// allocated under `ftl.unwritten_reads = "allocate"`), so its cached entry becomes dirty.
+    #[inline]
+    pub(super) fn enqueue_translated(&mut self, lpn: u64, remapped: bool, txn: Transaction) {
+        let now = txn.enqueued_ns;
+        let Some(cmt) = &mut self.cmt else {
+            self.enqueue_device(now, txn);
+            return;
+        };
+        if cmt.cache.access(lpn, remapped, txn, &mut cmt.ops) == Access::Ready {
+            self.enqueue_device(now, txn);
+        }
+        let Some(cmt) = &mut self.cmt else { return };
+        let page_bytes = self.geometry.page_bytes;
+        for mapping in cmt.ops.drain(..) {
+            let (kind, tpage, bytes) = match mapping {
+                MappingOp::Read { tpage } => (
+                    TxnKind::MappingRead,
+                    tpage,
+                    MAPPING_READ_BYTES.min(page_bytes),
+                ),
+                MappingOp::Program { tpage } => (TxnKind::MappingProgram, tpage, page_bytes),
+            };
+            let (chip, die, plane) = cmt.cache.location(tpage);
+            let mapping_txn = Transaction {
+                kind,
+                request: tpage,
+                chip,
+                die,
+                plane,
+                // Translation pages sit in their planes in page order (MQSim writes the table
+                // at start, page after page per plane): page t is the (t / planes)-th of its
+                // plane. Only multi-plane grouping reads this.
+                page_in_block: (tpage / self.geometry.planes()) % self.geometry.pages_per_block,
+                bytes,
+                // Translation pages have no block of their own in the model: nominal time.
+                program_ns: self.page_program_ns as u32,
+                enqueued_ns: txn.enqueued_ns,
+                lpn: NO_LPN,
+                ppn: 0,
+                from_chip: chip,
+            };
+            self.device
+                .enqueue(mapping_txn, &mut device_ctx!(self, now));
+            self.recorder
+                .queue_length(now, chip, self.device.queued_per_chip()[chip as usize]);
+            self.touched_chips.push(chip);
+        }
+    }
+
+    /// A mapping operation finished: a read releases the page operations that waited for it.
+    pub(super) fn on_mapping_done(&mut self, now: u64, txn: Transaction) {
+        let Some(cmt) = &mut self.cmt else { return };
+        match txn.kind {
+            TxnKind::MappingRead => cmt.cache.read_done(txn.request, &mut cmt.released),
+            TxnKind::MappingProgram => cmt.cache.program_done(txn.request),
+            _ => return,
+        }
+        self.touched_chips.clear();
+        let mut released_txns = std::mem::take(&mut cmt.released);
+        for mut released in released_txns.drain(..) {
+            // Its chip wait starts now: the translation was the request's wait, not the chip's.
+            released.enqueued_ns = now;
+            self.enqueue_device(now, released);
+            self.touched_chips.push(released.chip);
+        }
+        if let Some(cmt) = &mut self.cmt {
+            cmt.released = released_txns;
+        }
+        for i in 0..self.touched_chips.len() {
+            let chip = self.touched_chips[i];
+            self.try_issue(now, chip);
+        }
+    }
+
+    /// Deferred release (`ftl.gc_block_release = "erase_done"`): a victim's erase completed.
+    /// Its block joins the free pool; the host writes waiting for the plane are placed while the
+    /// pool allows (MQSim's Start_servicing_writes_for_overfull_plane), then GC may start
+    /// another victim.
+    #[inline(never)]
+    pub(super) fn on_erase_done(&mut self, now: u64, ppn: u32) -> Result<(), Error> {
+        let plane = self.ftl.erase_done(ppn) as usize;
+        self.touched_chips.clear();
+        while let Some(&(id, lpn, bytes)) = self.stalled_writes[plane].front() {
+            if self.ftl.write_stall_plane(lpn as u64).is_some() {
+                break;
+            }
+            self.stalled_writes[plane].pop_front();
+            self.gc_buffer.clear();
+            let target = self.ftl.write_with_claims(
+                lpn as u64,
+                self.device.queued_per_chip(),
+                &self.claims_per_chip,
+                &mut self.gc_buffer,
+            )?;
+            let txn = self.host_page_txn(TxnKind::Program, id, lpn, bytes, target, now);
+            self.enqueue_translated(lpn as u64, true, txn);
+            self.touched_chips.push(target.chip);
+            self.enqueue_gc_ops(now);
+        }
+        self.gc_buffer.clear();
+        self.ftl.gc_after_erase(plane as u32, &mut self.gc_buffer)?;
+        self.enqueue_gc_ops(now);
+        for i in 0..self.touched_chips.len() {
+            let chip = self.touched_chips[i];
+            self.try_issue(now, chip);
+        }
+        Ok(())
+    }
+}

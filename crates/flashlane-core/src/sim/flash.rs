@@ -1,0 +1,231 @@
+//! Flash operations on the dies: the device scheduler picks the next one per chip, each
+//! transfer asks the interconnect for its path, and array times run to the operation's end.
+
+use super::{Event, Simulation, Stage};
+use crate::device::{DeviceScheduler, Transaction, TxnKind};
+use crate::interconnect::{Acquire, Grant, Interconnect, Transfer};
+use crate::Error;
+
+impl Simulation {
+    /// Start every transaction the device scheduler lets go on `chip`.
+    pub(super) fn try_issue(&mut self, now: u64, chip: u32) {
+        while let Some(txn) = self.device.next(chip, &mut device_ctx!(self, now)) {
+            self.queue_changed(now, txn.from_chip);
+            if txn.from_chip != txn.chip {
+                self.recorder.write_moved(now);
+            }
+            if self.multiplane.enabled() {
+                let group = self.multiplane.gather(&mut self.device, txn);
+                self.queue_changed(now, txn.chip);
+                self.start_companions(now, txn.die);
+                self.start(now, group);
+            } else {
+                self.start(now, txn);
+            }
+        }
+    }
+
+    /// Count the companions of a multi-plane group as started page operations.
+    #[inline(never)]
+    pub(super) fn start_companions(&mut self, now: u64, die: u32) {
+        let companions = self.multiplane.companions(die);
+        if companions.is_empty() {
+            return;
+        }
+        self.recorder.companions_started(now, companions);
+        for companion in companions {
+            if let Some(id) = companion.host_request() {
+                let request = &self.requests[id as usize];
+                self.recorder.host_page_started(
+                    now,
+                    &request.marks,
+                    request.host.op,
+                    companion.enqueued_ns,
+                );
+            }
+        }
+    }
+
+    /// Hand a transaction to the device scheduler; complete the writes it cancelled.
+    pub(super) fn enqueue_device(&mut self, now: u64, txn: Transaction) {
+        self.device.enqueue(txn, &mut device_ctx!(self, now));
+        self.queue_changed(now, txn.chip);
+        self.finish_cancelled(now);
+    }
+
+    /// Report `chip`'s queue length to the recorder after it may have changed.
+    #[inline]
+    pub(super) fn queue_changed(&mut self, now: u64, chip: u32) {
+        let len = self.device.queued_per_chip()[chip as usize];
+        self.recorder.queue_length(now, chip, len);
+    }
+
+    pub(super) fn start(&mut self, now: u64, txn: Transaction) {
+        let die = txn.die as usize;
+        self.die_issue.started(txn.die);
+        self.die_txn[die] = txn;
+        self.dies_working += 1;
+        self.recorder.operation_started(now, &txn);
+        let (stage, transfer) = match txn.kind {
+            TxnKind::Read | TxnKind::MappingRead => (Stage::ReadCommand, Transfer::ReadCommand),
+            TxnKind::Program | TxnKind::MappingProgram => {
+                (Stage::ProgramIn, Transfer::ProgramIn { bytes: txn.bytes })
+            }
+            TxnKind::Copyback => (Stage::CopybackReadCommand, Transfer::Command),
+            TxnKind::Erase => (Stage::EraseCommand, Transfer::Command),
+        };
+        if let Some(id) = txn.host_request() {
+            let request = &self.requests[id as usize];
+            self.recorder
+                .host_page_started(now, &request.marks, request.host.op, txn.enqueued_ns);
+        }
+        self.ask_path(now, txn.die, stage, transfer);
+    }
+
+    /// Ask the interconnect for a path for the die's next transfer.
+    pub(super) fn ask_path(&mut self, now: u64, die: u32, stage: Stage, transfer: Transfer) {
+        self.die_stage[die as usize] = stage;
+        self.recorder.path_asked(now, die);
+        let chip = self.die_txn[die as usize].chip;
+        let wake = match self.interconnect.acquire(now, chip, die, transfer) {
+            Acquire::Granted { grant, wake } => {
+                self.granted(grant);
+                wake
+            }
+            Acquire::Queued { wake } => wake,
+        };
+        if let Some(wake) = wake {
+            self.events
+                .schedule(wake.at_ns, Event::LinkWake { key: wake.key });
+        }
+    }
+
+    /// A transfer got its path: schedule what follows its end.
+    pub(super) fn granted(&mut self, grant: Grant) {
+        let die = grant.die;
+        let txn = self.die_txn[die as usize];
+        if !self.transfer_spans.is_empty() {
+            self.transfer_spans[die as usize] = (grant.start_ns, grant.end_ns);
+        }
+        if let Some(id) = txn.host_request() {
+            let request = &mut self.requests[id as usize];
+            self.recorder.host_path_granted(
+                die,
+                grant.start_ns,
+                grant.conflict_free,
+                &mut request.marks,
+                request.host.op,
+            );
+        }
+        let stage = self.die_stage[die as usize];
+        if matches!(
+            stage,
+            Stage::ReadCommand
+                | Stage::ProgramIn
+                | Stage::EraseCommand
+                | Stage::CopybackReadCommand
+        ) {
+            // The die starts working with its first bus cycle; waiting for the bus to send the
+            // command is the controller's wait, not the chip's work.
+            self.recorder.die_started(grant.start_ns, txn.chip);
+        }
+        let end = grant.end_ns;
+        if self.rules.transfer_events && stage != Stage::ReadData {
+            // Scheduled before the stage's own event, so a program's data is acknowledged
+            // first even when tPROG is 0.
+            self.events.schedule(end, Event::TransferEnd { die });
+        }
+        let (at, event) = match stage {
+            Stage::ReadCommand | Stage::CopybackReadCommand => {
+                (end + self.page_read_ns, Event::ArrayDone { die })
+            }
+            Stage::ReadData => (end, Event::Done { die }),
+            Stage::ProgramIn | Stage::CopybackProgramCommand => {
+                (end + txn.program_ns as u64, Event::Done { die })
+            }
+            Stage::EraseCommand => (end + self.block_erase_ns, Event::Done { die }),
+        };
+        self.events.schedule(at, event);
+    }
+
+    pub(super) fn on_link_wake(&mut self, now: u64, key: u32) {
+        let mut grants = std::mem::take(&mut self.grants);
+        let next_wake = self.interconnect.wake(now, key, &mut grants);
+        for grant in grants.drain(..) {
+            self.granted(grant);
+        }
+        self.grants = grants;
+        if let Some(at) = next_wake {
+            self.events.schedule(at, Event::LinkWake { key });
+        }
+    }
+
+    pub(super) fn on_array_done(&mut self, now: u64, die: u32) {
+        let txn = self.die_txn[die as usize];
+        match self.die_stage[die as usize] {
+            Stage::ReadCommand => self.ask_path(
+                now,
+                die,
+                Stage::ReadData,
+                Transfer::DataOut { bytes: txn.bytes },
+            ),
+            Stage::CopybackReadCommand => {
+                self.ask_path(now, die, Stage::CopybackProgramCommand, Transfer::Command)
+            }
+            stage => unreachable!("array done in stage {stage:?}"),
+        }
+    }
+
+    /// The die's transaction finished. Sets `dispatch_pending` when a request completed.
+    pub(super) fn on_done(&mut self, now: u64, die: u32) -> Result<(), Error> {
+        let txn = self.die_txn[die as usize];
+        self.die_issue.finished(die);
+        self.dies_working -= 1;
+        self.recorder.die_finished(now, txn.chip);
+        if self.multiplane.enabled() {
+            self.group_done(now, die, txn)?;
+        } else {
+            self.page_done(now, txn)?;
+        }
+        self.try_issue(now, txn.chip);
+        Ok(())
+    }
+
+    /// A multi-plane group (or a single operation with grouping on) finished on `die`. Its
+    /// companions leave the die first: finishing a page (a mapping read releasing the operations
+    /// that waited for it) may start the die's next group.
+    #[inline(never)]
+    pub(super) fn group_done(
+        &mut self,
+        now: u64,
+        die: u32,
+        leader: Transaction,
+    ) -> Result<(), Error> {
+        let mut companions = std::mem::take(&mut self.finished_companions);
+        self.multiplane.finish(die, &mut companions);
+        self.page_done(now, leader)?;
+        for companion in companions.drain(..) {
+            self.page_done(now, companion)?;
+        }
+        self.finished_companions = companions;
+        Ok(())
+    }
+
+    /// SSDsim's rules: a transfer of `die` ended. Under `device.write_completion =
+    /// "data_transferred"` a host program's page (and its multi-plane companions') is done for
+    /// its request now, while the die programs on.
+    #[inline(never)]
+    pub(super) fn on_transfer_end(&mut self, now: u64, die: u32) {
+        if !self.rules.ack_at_transfer || self.die_stage[die as usize] != Stage::ProgramIn {
+            return;
+        }
+        let leader = self.die_txn[die as usize];
+        self.ack_program(now, leader);
+        if self.multiplane.enabled() {
+            for i in 0..self.multiplane.companions(die).len() {
+                let companion = self.multiplane.companions(die)[i];
+                self.ack_program(now, companion);
+            }
+        }
+    }
+}

@@ -1,0 +1,486 @@
+//! The simulation proper: wires trace, host scheduler, HIL, FTL, device scheduler,
+//! interconnect and flash timing together around the event queue. The event flow only: every
+//! measurement is reported to the recorder (`stats::SimRecorder`).
+//!
+//! Along a request's life: `admission.rs` (arrival, host queue, hand-over), `dispatch.rs`
+//! (HIL and FTL into the device queues), `flash.rs` (dies, paths, array times),
+//! `completion.rs` (pages done, request complete). This file holds the state, the event loop
+//! and the results.
+
+use crate::config::Config;
+use crate::device::{
+    AnyDeviceScheduler, DieIssue, MultiPlane, Transaction, TxnKind, WriteBuffer, WriteCompletion,
+    NO_LPN, NO_REQUEST,
+};
+use crate::engine::EventQueue;
+use crate::ftl::cmt::{CmtRules, MappingCache, MappingOp};
+use crate::ftl::{Ftl, GcOp, PartialPageWrites, PartialPages};
+use crate::geometry::{Geometry, StaticMap};
+use crate::host::{AnyHostScheduler, HandoverAt, HandoverPerPass, HostRequest, RequestId};
+use crate::interconnect::{AnyInterconnect, Grant};
+use crate::run::{Arrival, Replay};
+use crate::stats::{Models, RequestMarks, RunEnd, SimRecorder, SimResults};
+use crate::Error;
+
+/// The host scheduler's view of the device. A macro, not a method: the view borrows fields
+/// of the simulation while its host scheduler (another field) is borrowed mutably.
+macro_rules! host_view {
+    ($sim:ident, $now:expr) => {
+        crate::host::HostView {
+            now_ns: $now,
+            geometry: &$sim.geometry,
+            static_map: &$sim.static_map,
+            outstanding_per_chip: &$sim.outstanding_per_chip,
+            outstanding: $sim.outstanding_requests,
+            device_free_slots: $sim.device_queue_depth - $sim.outstanding_slots,
+        }
+    };
+}
+
+/// What the device scheduler may see and change (see [`DeviceContext`]). A macro for the same
+/// reason as `host_view!`.
+macro_rules! device_ctx {
+    ($sim:ident, $now:expr) => {
+        crate::device::DeviceContext {
+            now_ns: $now,
+            die_busy: $sim.die_issue.blocked(),
+            ftl: &mut $sim.ftl,
+            cancelled: &mut $sim.cancelled,
+        }
+    };
+}
+
+mod admission;
+mod completion;
+mod dispatch;
+mod flash;
+
+#[derive(Debug, Clone, Copy)]
+enum Event {
+    /// The look-ahead trace record arrives at the host (never queued: see `next_arrival_ns`).
+    Arrival,
+    /// The interconnect asked to be woken for `key` (a link, or its whole network): waiting
+    /// transfers may start.
+    LinkWake { key: u32 },
+    /// A die finished the array part of a read or copyback.
+    ArrayDone { die: u32 },
+    /// A die finished its transaction.
+    Done { die: u32 },
+    /// The host scheduler asked to be woken.
+    HostWake,
+    /// `pages` pages of `request` finished moving through the DRAM write buffer.
+    BufferDone { request: u32, pages: u32 },
+    /// A transfer of the die ended (scheduled only under SSDsim's rules, `SsdsimRules`): an
+    /// internal event of the device, and the moment a host program's data is in the chip.
+    TransferEnd { die: u32 },
+    /// SSDsim's rules: the hand-over pass after every arrival of this instant entered the
+    /// queue (SSDsim reads all records due before it distributes).
+    HandoverPass,
+}
+
+/// What a die's current transfer is for (what follows when it ends).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    ReadCommand,
+    ReadData,
+    ProgramIn,
+    EraseCommand,
+    CopybackReadCommand,
+    CopybackProgramCommand,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Request {
+    host: HostRequest,
+    remaining_pages: u32,
+    slot: u32,
+    live: bool,
+    /// The recorder's marks (measured or warm-up, trace of a mix, ...).
+    marks: RequestMarks,
+}
+
+/// Run options that are not part of the device config.
+#[derive(Debug, Clone)]
+pub struct SimOptions {
+    pub warmup_requests: u64,
+    pub max_requests: Option<u64>,
+    pub replay: Replay,
+    /// Number of traces mixed (per-source statistics are kept for each).
+    pub sources: usize,
+}
+
+/// SSDsim's platform rules (each off by default; docs/models/ssd-model.md, "SSDsim's platform
+/// rules"): when waiting requests are handed to the device, and when a write completes.
+#[derive(Debug, Clone, Copy, Default)]
+struct SsdsimRules {
+    /// Hand over only at a device event (or to an idle device): `host.handover_at`.
+    at_next_event: bool,
+    /// At most one request per hand-over pass (one pass per distinct event time).
+    one_per_pass: bool,
+    /// Hand over only while no path carries a transfer begun before the pass's instant.
+    needs_idle_channels: bool,
+    /// A host program completes for its request when its data transfer ends.
+    ack_at_transfer: bool,
+    /// Any of the above: transfer ends are events.
+    transfer_events: bool,
+    /// The instant at which a hand-over pass is open (a device event happened then, or the
+    /// device was idle).
+    pass_open_at: Option<u64>,
+    /// A `HandoverPass` event is queued for this instant.
+    pass_queued_at: Option<u64>,
+    /// When the last request was handed over (for `one_per_pass`).
+    last_handover_ns: Option<u64>,
+}
+
+pub struct Simulation {
+    geometry: Geometry,
+    static_map: StaticMap,
+    page_read_ns: u64,
+    page_program_ns: u64,
+    block_erase_ns: u64,
+    host_queue_length: usize,
+    /// The host queue length also bounds outstanding requests (SSDsim's request queue).
+    queue_includes_outstanding: bool,
+    device_queue_depth: u32,
+    options: SimOptions,
+
+    // The models the flow drives.
+    events: EventQueue<Event>,
+    pub(crate) host: AnyHostScheduler,
+    device: AnyDeviceScheduler,
+    pub(crate) interconnect: AnyInterconnect,
+    pub(crate) ftl: Ftl,
+
+    // Requests in the system (slab) and what they hold of the device and its chips.
+    requests: Vec<Request>,
+    free_requests: Vec<u32>,
+    live_requests: u64,
+    slot_members: Vec<u32>,
+    free_slots: Vec<u32>,
+    outstanding_slots: u32,
+    outstanding_requests: u32,
+    outstanding_per_chip: Vec<u32>,
+    /// Requests waiting or outstanding that touch each chip (for conflict detection).
+    claims_per_chip: Vec<u32>,
+
+    // The dies and their current operation (flash.rs).
+    /// Which dies may start an operation (`device.die_issue`).
+    die_issue: DieIssue,
+    die_txn: Vec<Transaction>,
+    die_stage: Vec<Stage>,
+    grants: Vec<Grant>,
+
+    // Admission (admission.rs): the look-ahead record and the host queue's timers.
+    lookahead: Option<Arrival>,
+    /// Open loop: when the look-ahead arrives.
+    next_arrival_ns: Option<u64>,
+    /// The look-ahead's arrival time has come (it waits only for host-queue room).
+    lookahead_arrived: bool,
+    /// Where the look-ahead write's page currently is (plane, block, page in block), when it
+    /// overwrites one: a prefetch hint for its admission.
+    lookahead_overwrites: Option<(u32, u32, u32)>,
+    last_arrival_ns: u64,
+    records: u64,
+    next_seq: u64,
+    host_wake_at: Option<u64>,
+    /// A request completed: offer the device's free slot to the host scheduler.
+    dispatch_pending: bool,
+
+    /// Every measurement: the flow reports what happened, the recorder keeps the figures.
+    recorder: SimRecorder,
+
+    // Translation and placement (dispatch.rs): scratch lists and the optional models.
+    pop_buffer: Vec<RequestId>,
+    gc_buffer: Vec<GcOp>,
+    /// Host write pages waiting for their plane's free pool, per plane: (request, logical
+    /// page, bytes). Only under `ftl.gc_block_release = "erase_done"` (else empty).
+    stalled_writes: Vec<std::collections::VecDeque<(RequestId, u32, u32)>>,
+    touched_chips: Vec<u32>,
+    /// Writes the device scheduler cancelled (SOS write hits), to complete.
+    cancelled: Vec<Transaction>,
+    /// Cached mapping table, when `ftl.mapping_cache_bytes` > 0.
+    cmt: Option<CachedTranslation>,
+    /// Multi-plane grouping (`device.multiplane`) and the companions of each die's group.
+    multiplane: MultiPlane,
+    /// Scratch list for the companions of the group that just finished (kept for its capacity).
+    finished_companions: Vec<Transaction>,
+    /// DRAM write buffer, when `device.write_buffer_bytes` > 0.
+    buffer: Option<BufferedWrites>,
+    rules: SsdsimRules,
+    /// Dies with a started, unfinished transaction (the device is idle at 0).
+    dies_working: u32,
+    /// Under `host.handover_needs_idle_channels`: each die's last granted transfer (start,
+    /// end), to tell whether a path carries a transfer begun before an instant.
+    transfer_spans: Vec<(u64, u64)>,
+    /// Sector bitmaps of partly written pages (`ftl.partial_page_writes =
+    /// "read_modify_write"`), and the host programs waiting for their page's read, with the
+    /// physical page that read fetches.
+    partial: Option<PartialPages>,
+    rmw_held: Vec<(u32, Transaction)>,
+}
+
+/// The write buffer with its scratch list.
+struct BufferedWrites {
+    buffer: WriteBuffer,
+    admitted: Vec<(u32, u64)>,
+    /// A flush may be due (checked after the current event).
+    flush_due: bool,
+}
+
+/// The cached mapping table with the buffers the event flow hands it.
+struct CachedTranslation {
+    cache: MappingCache,
+    ops: Vec<MappingOp>,
+    released: Vec<Transaction>,
+}
+
+impl Simulation {
+    pub fn new(config: &Config, mut ftl: Ftl, options: SimOptions) -> Self {
+        // Preconditioning is over: under `ftl.gc_block_release = "erase_done"` victims now wait
+        // for their erase.
+        ftl.start_deferred_release();
+        let stalled_writes = if ftl.defers_release() {
+            vec![std::collections::VecDeque::new(); config.geometry.planes() as usize]
+        } else {
+            Vec::new()
+        };
+        let g = config.geometry.clone();
+        let chips = g.chips() as usize;
+        let dies = g.dies() as usize;
+        let recorder = SimRecorder::new(chips, dies, options.sources, options.warmup_requests);
+        let idle_txn = Transaction {
+            kind: TxnKind::Read,
+            request: NO_REQUEST,
+            chip: 0,
+            die: 0,
+            plane: 0,
+            page_in_block: 0,
+            bytes: 0,
+            program_ns: 0,
+            enqueued_ns: 0,
+            lpn: NO_LPN,
+            ppn: 0,
+            from_chip: 0,
+        };
+        let cmt = (config.ftl.mapping_cache_bytes > 0).then(|| CachedTranslation {
+            cache: MappingCache::new(
+                &g,
+                config.static_map(),
+                config.ftl.mapping_cache_bytes,
+                ftl.logical_pages(),
+                ftl.mapped_lpns(),
+                CmtRules {
+                    on_flash_at_start: config.ftl.translation_pages_on_flash,
+                    writebacks: config.ftl.mapping_writebacks,
+                },
+            ),
+            ops: Vec::with_capacity(8),
+            released: Vec::with_capacity(64),
+        });
+        let buffer = (config.device.write_buffer_bytes > 0).then(|| BufferedWrites {
+            buffer: WriteBuffer::new(
+                (config.device.write_buffer_bytes / u64::from(g.page_bytes)) as u32,
+                config.device.write_buffer_flush_threshold_fraction,
+                config.device.write_buffer_page_ns,
+                ftl.integrity_violations().is_some(),
+            ),
+            admitted: Vec::with_capacity(64),
+            flush_due: false,
+        });
+        Simulation {
+            buffer,
+            cmt,
+            finished_companions: Vec::with_capacity(g.planes_per_die as usize),
+            multiplane: MultiPlane::new(
+                config.device.multiplane,
+                config.device.multiplane_mapping_reads,
+                g.dies(),
+                g.planes_per_die,
+            ),
+            static_map: config.static_map(),
+            page_read_ns: config.timing.page_read_ns,
+            page_program_ns: config.timing.page_program_ns,
+            block_erase_ns: config.timing.block_erase_ns,
+            host_queue_length: config.host.queue_length_requests as usize,
+            queue_includes_outstanding: config.host.queue_includes_outstanding,
+            device_queue_depth: config.device.queue_depth_requests,
+            options,
+            events: EventQueue::new(),
+            host: config.host.scheduler.build(),
+            device: config.device.scheduler.build(g.chips()),
+            interconnect: config.interconnect.build(&g, &config.timing),
+            ftl,
+            requests: Vec::with_capacity(1024),
+            free_requests: Vec::new(),
+            live_requests: 0,
+            slot_members: Vec::new(),
+            free_slots: Vec::new(),
+            outstanding_slots: 0,
+            outstanding_requests: 0,
+            outstanding_per_chip: vec![0; chips],
+            claims_per_chip: vec![0; chips],
+            die_issue: DieIssue::new(config.device.die_issue, g.chips(), g.dies_per_chip),
+            die_txn: vec![idle_txn; dies],
+            die_stage: vec![Stage::ReadCommand; dies],
+            grants: Vec::with_capacity(4),
+            lookahead: None,
+            next_arrival_ns: None,
+            lookahead_arrived: false,
+            lookahead_overwrites: None,
+            last_arrival_ns: 0,
+            records: 0,
+            next_seq: 0,
+            host_wake_at: None,
+            dispatch_pending: false,
+            recorder,
+            pop_buffer: Vec::with_capacity(8),
+            gc_buffer: Vec::with_capacity(256),
+            stalled_writes,
+            touched_chips: Vec::with_capacity(chips),
+            cancelled: Vec::with_capacity(8),
+            rules: SsdsimRules {
+                at_next_event: config.host.handover_at == HandoverAt::NextDeviceEvent,
+                one_per_pass: config.host.handover_per_pass == HandoverPerPass::One,
+                needs_idle_channels: config.host.handover_needs_idle_channels,
+                ack_at_transfer: config.device.write_completion == WriteCompletion::DataTransferred,
+                transfer_events: config.host.handover_at == HandoverAt::NextDeviceEvent
+                    || config.host.handover_needs_idle_channels
+                    || config.device.write_completion == WriteCompletion::DataTransferred,
+                pass_open_at: None,
+                pass_queued_at: None,
+                last_handover_ns: None,
+            },
+            dies_working: 0,
+            transfer_spans: if config.host.handover_needs_idle_channels {
+                vec![(0, 0); dies]
+            } else {
+                Vec::new()
+            },
+            partial: (config.ftl.partial_page_writes == PartialPageWrites::ReadModifyWrite)
+                .then(|| PartialPages::new(g.page_bytes).expect("validated page size")),
+            rmw_held: Vec::new(),
+            geometry: g,
+        }
+    }
+
+    /// Sectors that exist before the trace starts, for read-modify-write
+    /// (`precondition.footprint_requests = "reads"`: the sectors the trace reads).
+    pub fn preload_sectors(&mut self, preload: impl Iterator<Item = (u64, u32)>) {
+        if let Some(partial) = &mut self.partial {
+            for (lpn, sectors) in preload {
+                partial.preload(lpn, sectors);
+            }
+        }
+    }
+
+    /// Simulate the whole trace. `next_record` yields records in trace order; `progress` is
+    /// called now and then with the number of records read.
+    pub fn run(
+        &mut self,
+        next_record: &mut dyn FnMut() -> Result<Option<Arrival>, Error>,
+        progress: &mut dyn FnMut(u64) -> bool,
+    ) -> Result<(), Error> {
+        self.fetch_next(next_record)?;
+        // Paced replay admits without an arrival event.
+        self.try_dispatch(0, next_record)?;
+        self.flush_buffer(0)?;
+        loop {
+            // The next open-loop arrival is not kept in the event queue: it is taken when it is
+            // due, before queued events of the same time (one heap operation less per request).
+            let arrival_due = self
+                .next_arrival_ns
+                .filter(|at| self.events.peek_time_ns().is_none_or(|t| *at <= t));
+            let (now, event) = match arrival_due {
+                Some(at) => {
+                    self.next_arrival_ns = None;
+                    self.events.advance_to(at);
+                    (at, Event::Arrival)
+                }
+                None => match self.events.pop() {
+                    Some(next) => next,
+                    None => break,
+                },
+            };
+            match event {
+                Event::Arrival => self.on_arrival(now, next_record)?,
+                Event::LinkWake { key } => self.on_link_wake(now, key),
+                Event::ArrayDone { die } => self.on_array_done(now, die),
+                Event::Done { die } => self.on_done(now, die)?,
+                Event::HostWake => {
+                    if self.host_wake_at == Some(now) {
+                        self.host_wake_at = None;
+                    }
+                    self.try_dispatch(now, next_record)?;
+                }
+                Event::BufferDone { request, pages } => self.on_buffer_done(now, request, pages),
+                Event::TransferEnd { die } => self.on_transfer_end(now, die),
+                Event::HandoverPass => self.try_dispatch(now, next_record)?,
+            }
+            if self.rules.transfer_events
+                && !matches!(
+                    event,
+                    Event::Arrival | Event::HostWake | Event::HandoverPass
+                )
+            {
+                // Every other event is the device's: SSDsim's loop makes a hand-over pass.
+                self.rules.pass_open_at = Some(now);
+                self.dispatch_pending = true;
+            }
+            if self.dispatch_pending {
+                self.dispatch_pending = false;
+                self.try_dispatch(now, next_record)?;
+            }
+            if self.buffer.is_some() {
+                self.flush_buffer(now)?;
+            }
+            if self.events.processed().is_multiple_of(65_536) && !progress(self.records) {
+                return Err(Error::Interrupted {
+                    records: self.records,
+                });
+            }
+        }
+        progress(self.records);
+        if self.live_requests != 0 {
+            return Err(Error::Workload(format!(
+                "internal error: {} requests never completed (host scheduler held them with no timer set)",
+                self.live_requests
+            )));
+        }
+        Ok(())
+    }
+
+    /// Reads that found stale data, in the FTL's or the write buffer's shadow (None without
+    /// `--check-integrity`).
+    pub fn integrity_violations(&self) -> Option<u64> {
+        let buffer = self
+            .buffer
+            .as_ref()
+            .and_then(|b| b.buffer.integrity_violations())
+            .unwrap_or(0);
+        self.ftl.integrity_violations().map(|v| v + buffer)
+    }
+
+    /// Test hook: the write buffer forgets rewrites of pages being flushed (the integrity
+    /// check must then flag reads).
+    #[doc(hidden)]
+    pub fn lose_buffer_rewrites_for_test(&mut self) {
+        if let Some(b) = &mut self.buffer {
+            b.buffer.lose_rewrites_for_test();
+        }
+    }
+
+    /// Gather the results.
+    pub fn results(&self) -> SimResults {
+        let models = Models {
+            ftl: &self.ftl,
+            cmt: self.cmt.as_ref().map(|c| &c.cache),
+            buffer: self.buffer.as_ref().map(|b| &b.buffer),
+        };
+        let end = RunEnd {
+            records: self.records,
+            events: self.events.processed(),
+            last_arrival_ns: self.last_arrival_ns,
+        };
+        self.recorder.results(models, end)
+    }
+}
