@@ -260,3 +260,53 @@ fn waiting_for_room_in_the_host_queue_counts_in_latency() {
     assert_eq!(short.latency_us, long.latency_us);
     assert_eq!(short.time_split_us, long.time_split_us);
 }
+
+#[test]
+fn host_queue_occupancy_obeys_littles_law_and_counts_time_full() {
+    // A burst into a queue that never fills: every request's host-queue time is spent inside
+    // the queue, so the time-weighted mean occupancy times the window is the sum of those
+    // times (Little's law, exactly).
+    let requests = random_requests(22, 2000, 1 << 26, 0.6);
+    let burst: Vec<Req> = requests
+        .iter()
+        .map(|r| (r.0 / 100, r.1, r.2, r.3))
+        .collect();
+    let roomy = run(
+        preset(
+            "mqsim-default",
+            &[
+                ("host.queue_length_requests", "4096"),
+                ("device.queue_depth_requests", "4"),
+            ],
+        ),
+        "hq-roomy",
+        &burst,
+    );
+    let q = &roomy.host_queue;
+    let waits_ns = roomy.time_split_us.host_queue * 1000.0 * roomy.requests.completed as f64;
+    let area_ns = q.length_mean * roomy.sim_time_ns as f64;
+    assert!(waits_ns > 0.0, "the burst must back up");
+    assert!(
+        (area_ns - waits_ns).abs() <= 1e-6 * waits_ns,
+        "occupancy integral {area_ns} vs summed host-queue waits {waits_ns}"
+    );
+    assert_eq!(q.capacity_requests, 4096);
+    assert_eq!(q.full_fraction, 0.0);
+    assert!(q.length_max > 4 && q.length_max < 4096, "{q:?}");
+    // A queue of one fills at once and stays full while the burst backs up.
+    let tight = run(
+        preset(
+            "mqsim-default",
+            &[
+                ("host.queue_length_requests", "1"),
+                ("device.queue_depth_requests", "4"),
+            ],
+        ),
+        "hq-tight",
+        &burst,
+    );
+    let q = &tight.host_queue;
+    assert_eq!(q.length_max, 1);
+    assert!(q.full_fraction > 0.5, "{q:?}");
+    assert!((q.length_mean - q.full_fraction).abs() < 1e-9, "{q:?}");
+}

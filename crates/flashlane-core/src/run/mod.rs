@@ -359,6 +359,7 @@ fn run_checked(
         requests: results.requests,
         latency_us: results.latency_us,
         time_split_us: results.time_split_us,
+        host_queue: results.host_queue,
         throughput: results.throughput,
         sim_time_ns: results.sim_time_ns,
         chips: results.chips,

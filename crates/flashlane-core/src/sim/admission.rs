@@ -222,6 +222,7 @@ impl Simulation {
         let marks =
             self.recorder
                 .request_admitted(seq, source, record.op, conflict, self.host.len());
+        self.host_queue_changed(now);
         self.requests[id as usize] = Request {
             host,
             remaining_pages: pages,
@@ -275,6 +276,7 @@ impl Simulation {
                 self.dispatch_request(now, id, slot)?;
             }
             self.rules.last_handover_ns = Some(now);
+            self.host_queue_changed(now);
         }
         if let Some(wake) = self.host.wake_at_ns() {
             let wake = wake.max(now + 1);
@@ -305,5 +307,15 @@ impl Simulation {
         // SSDsim distributes when its clock reaches an event; an idle device has none, and its
         // clock jumps to the arrival (with the hand-over fix, docs/validation.md).
         !r.at_next_event || r.pass_open_at == Some(now)
+    }
+
+    /// Report the host queue's occupancy (as `host.queue_length_requests` bounds it).
+    #[inline]
+    pub(super) fn host_queue_changed(&mut self, now: u64) {
+        let mut len = self.host.len() as u64;
+        if self.queue_includes_outstanding {
+            len += u64::from(self.outstanding_requests);
+        }
+        self.recorder.host_queue_length(now, len);
     }
 }

@@ -96,6 +96,9 @@ impl Simulation {
             self.claims_per_chip[chip as usize] -= 1;
         }
         self.outstanding_requests -= 1;
+        if self.queue_includes_outstanding {
+            self.host_queue_changed(now);
+        }
         let members = &mut self.slot_members[request.slot as usize];
         *members -= 1;
         if *members == 0 {

@@ -247,7 +247,13 @@ impl Simulation {
         let g = config.geometry.clone();
         let chips = g.chips() as usize;
         let dies = g.dies() as usize;
-        let recorder = SimRecorder::new(chips, dies, options.sources, options.warmup_requests);
+        let recorder = SimRecorder::new(
+            chips,
+            dies,
+            options.sources,
+            options.warmup_requests,
+            u64::from(config.host.queue_length_requests),
+        );
         let idle_txn = Transaction {
             kind: TxnKind::Read,
             request: NO_REQUEST,

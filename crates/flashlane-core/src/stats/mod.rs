@@ -5,6 +5,7 @@ mod chip_activity;
 mod device_queues;
 mod energy;
 mod flash_operations;
+mod host_queue;
 mod recorder;
 mod request_paths;
 mod requests;
@@ -14,6 +15,7 @@ pub use chip_activity::ChipActivityRecorder;
 pub use device_queues::{DeviceQueueRecorder, DeviceQueueStats};
 pub use energy::{energy_stats, EnergyConfig, EnergyStats};
 pub use flash_operations::FlashOperationRecorder;
+pub use host_queue::{HostQueueRecorder, HostQueueStats};
 pub use recorder::{Models, RunEnd, RunShape, SimRecorder, SimResults};
 pub use request_paths::{RequestPathRecorder, RequestPathStats};
 pub use requests::{RequestMarks, RequestRecorder};
@@ -130,6 +132,8 @@ pub struct Summary {
     pub latency_us: LatencyByOp,
     /// Where measured requests spent their time, mean microseconds.
     pub time_split_us: TimeSplit,
+    /// Host-queue occupancy over the window (stats/host_queue.rs).
+    pub host_queue: HostQueueStats,
     pub throughput: Throughput,
     /// Measured window: arrival of the first measured request to the end of the last flash
     /// operation (host or GC), ns.

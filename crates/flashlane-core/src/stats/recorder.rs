@@ -6,8 +6,9 @@
 
 use super::{
     ChipActivityRecorder, ChipStats, CmtStats, ConflictStats, DeviceQueueRecorder,
-    DeviceQueueStats, FlashCounts, FlashOperationRecorder, GcStats, LatencyByOp, RequestCounts,
-    RequestMarks, RequestPathRecorder, RequestPathStats, RequestRecorder, Throughput, TimeSplit,
+    DeviceQueueStats, FlashCounts, FlashOperationRecorder, GcStats, HostQueueRecorder,
+    HostQueueStats, LatencyByOp, RequestCounts, RequestMarks, RequestPathRecorder,
+    RequestPathStats, RequestRecorder, Throughput, TimeSplit,
 };
 use crate::device::{Transaction, WriteBuffer, WriteBufferCounters, WriteBufferStats};
 use crate::ftl::cmt::{CmtCounters, MappingCache};
@@ -21,6 +22,7 @@ pub struct SimResults {
     pub requests: RequestCounts,
     pub latency_us: LatencyByOp,
     pub time_split_us: TimeSplit,
+    pub host_queue: HostQueueStats,
     pub throughput: Throughput,
     pub sim_time_ns: u64,
     pub chips: ChipStats,
@@ -90,12 +92,19 @@ pub struct SimRecorder {
     chips: ChipActivityRecorder,
     queues: DeviceQueueRecorder,
     paths: RequestPathRecorder,
+    host_queue: HostQueueRecorder,
     host_queue_max: u64,
     input_end: Option<(u64, u64)>,
 }
 
 impl SimRecorder {
-    pub fn new(chips: usize, dies: usize, sources: usize, warmup_requests: u64) -> Self {
+    pub fn new(
+        chips: usize,
+        dies: usize,
+        sources: usize,
+        warmup_requests: u64,
+        host_queue_capacity: u64,
+    ) -> Self {
         SimRecorder {
             warmup_requests,
             window_start_ns: u64::MAX,
@@ -106,6 +115,7 @@ impl SimRecorder {
             chips: ChipActivityRecorder::new(chips),
             queues: DeviceQueueRecorder::new(chips),
             paths: RequestPathRecorder::default(),
+            host_queue: HostQueueRecorder::new(host_queue_capacity),
             host_queue_max: 0,
             input_end: None,
         }
@@ -122,6 +132,7 @@ impl SimRecorder {
         self.window_start_ns = now;
         self.at_window_start.ftl = models.ftl.counters();
         self.queues.start_window(now);
+        self.host_queue.start_window(now);
         if let Some(variation) = models.ftl.variation() {
             self.at_window_start.variation = variation.counters();
         }
@@ -160,6 +171,12 @@ impl SimRecorder {
             measured,
             path_conflict: false,
         }
+    }
+
+    /// The host queue holds `len` requests from `now` on (as `HostQueueStats` counts them).
+    #[inline]
+    pub fn host_queue_length(&mut self, now: u64, len: u64) {
+        self.host_queue.length(now, len);
     }
 
     /// The request was handed to the device at `now`.
@@ -313,6 +330,7 @@ impl SimRecorder {
             requests: self.requests.counts().clone(),
             latency_us: self.requests.latency(),
             time_split_us: self.requests.time_split(),
+            host_queue: self.host_queue.stats(window_end),
             throughput: Throughput {
                 iops: if seconds > 0.0 {
                     completed as f64 / seconds
