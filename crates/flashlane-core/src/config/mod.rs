@@ -17,6 +17,7 @@ use crate::host::{HandoverAt, HandoverPerPass, HostSchedulerConfig};
 use crate::interconnect::InterconnectConfig;
 use crate::Error;
 
+pub use crate::timing::Timing;
 pub use presets::{preset_names, preset_text, PRESETS};
 
 /// A complete simulator configuration.
@@ -43,22 +44,6 @@ pub struct Config {
     pub energy: crate::stats::EnergyConfig,
     pub host: HostConfig,
     pub device: DeviceConfig,
-}
-
-/// Flash and channel timings.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Timing {
-    /// Time to send a command and address cycle to a chip over its channel.
-    pub command_transfer_ns: u64,
-    /// Array read time tR.
-    pub page_read_ns: u64,
-    /// Array program time tPROG.
-    pub page_program_ns: u64,
-    /// Block erase time tBERS.
-    pub block_erase_ns: u64,
-    /// Data rate of one channel (bytes per nanosecond; 0.333 = 333 MB/s).
-    pub channel_bytes_per_ns: f64,
 }
 
 /// Page allocation policy for writes.
