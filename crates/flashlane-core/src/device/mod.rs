@@ -9,6 +9,8 @@ mod out_of_order;
 mod read_first;
 mod sos;
 mod ssdsim;
+#[cfg(test)]
+mod testing;
 mod write_buffer;
 
 use serde::{Deserialize, Serialize};
@@ -196,25 +198,6 @@ pub trait DeviceScheduler {
     ) -> Option<Transaction> {
         None
     }
-}
-
-/// A tiny FTL for scheduler unit tests that never remap.
-#[cfg(test)]
-pub(crate) fn test_ftl() -> Ftl {
-    use crate::ftl::FtlConfig;
-    use crate::geometry::{Geometry, Level, StaticMap};
-    let g = Geometry {
-        channels: 1,
-        chips_per_channel: 1,
-        dies_per_chip: 1,
-        planes_per_die: 1,
-        blocks_per_plane: 4,
-        pages_per_block: 4,
-        page_bytes: 4096,
-    };
-    let order = [Level::Channel, Level::Chip, Level::Die, Level::Plane];
-    let config = FtlConfig::plain(0.25, 0.25);
-    Ftl::new(&g, &config, StaticMap::new(&g, order), false)
 }
 
 /// Device scheduler choice in a config (`[device.scheduler] kind = "out_of_order"`).
