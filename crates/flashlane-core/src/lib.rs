@@ -15,6 +15,7 @@ pub mod interconnect;
 pub mod run;
 pub mod sim;
 pub mod stats;
+pub mod timing;
 pub mod trace;
 pub mod workload;
 

@@ -9,6 +9,8 @@ mod out_of_order;
 mod read_first;
 mod sos;
 mod ssdsim;
+#[cfg(test)]
+mod testing;
 mod write_buffer;
 
 use serde::{Deserialize, Serialize};
@@ -41,6 +43,57 @@ impl WriteCompletion {
     pub fn is_default(&self) -> bool {
         *self == WriteCompletion::ProgramDone
     }
+}
+
+/// Device side: the submission queue and the per-chip transaction scheduler.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeviceConfig {
+    /// Requests the device accepts at once (NVMe submission-queue depth).
+    pub queue_depth_requests: u32,
+    pub scheduler: DeviceSchedulerConfig,
+    /// Pair page reads (programs) of one die at the same page index on different planes into
+    /// multi-plane commands (device/multiplane.rs). Off by default.
+    #[serde(default)]
+    pub multiplane: bool,
+    /// With `multiplane`: translation-page reads form groups too, led by a mapping read and
+    /// filled with mapping reads, then host reads (MQSim's `TSU_Base::issue_command_to_chip`
+    /// fills a command from the mapping-read queue, then the user-read queue). Off by default:
+    /// only host reads pair with host reads, host programs with host programs.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub multiplane_mapping_reads: bool,
+    /// When a die may start: `independent` (whenever it is idle, the default) or
+    /// `whole_chip_idle` (only while no die of its chip works, MQSim's rule;
+    /// device/die_issue.rs).
+    #[serde(default)]
+    pub die_issue: DieIssueRule,
+    /// DRAM write buffer in front of the FTL, bytes; 0 = none (device/write_buffer.rs).
+    #[serde(default)]
+    pub write_buffer_bytes: u64,
+    /// DRAM time to move one page into the write buffer or out of it to the host, ns
+    /// (4 KiB in 1000 ns is about 4 GB/s).
+    #[serde(default = "default_write_buffer_page_ns")]
+    pub write_buffer_page_ns: u64,
+    /// Flushing starts while more than this fraction of the buffer's slots hold dirty pages.
+    #[serde(default = "default_write_buffer_flush_threshold_fraction")]
+    pub write_buffer_flush_threshold_fraction: f64,
+    /// When a host page program counts as done for its request: `program_done` (the
+    /// default: at the end of tPROG) or `data_transferred` (SSDsim: when its data has crossed
+    /// the channel into the chip; the chip stays busy through tPROG). docs/models/ssd-model.md.
+    #[serde(default, skip_serializing_if = "WriteCompletion::is_default")]
+    pub write_completion: WriteCompletion,
+}
+
+pub(crate) fn default_write_buffer_page_ns() -> u64 {
+    1000
+}
+
+pub(crate) fn default_write_buffer_flush_threshold_fraction() -> f64 {
+    0.5
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// Marks a transaction that belongs to no host request (garbage collection).
@@ -145,25 +198,6 @@ pub trait DeviceScheduler {
     ) -> Option<Transaction> {
         None
     }
-}
-
-/// A tiny FTL for scheduler unit tests that never remap.
-#[cfg(test)]
-pub(crate) fn test_ftl() -> Ftl {
-    use crate::config::FtlConfig;
-    use crate::geometry::{Geometry, Level, StaticMap};
-    let g = Geometry {
-        channels: 1,
-        chips_per_channel: 1,
-        dies_per_chip: 1,
-        planes_per_die: 1,
-        blocks_per_plane: 4,
-        pages_per_block: 4,
-        page_bytes: 4096,
-    };
-    let order = [Level::Channel, Level::Chip, Level::Die, Level::Plane];
-    let config = FtlConfig::plain(0.25, 0.25);
-    Ftl::new(&g, &config, StaticMap::new(&g, order), false)
 }
 
 /// Device scheduler choice in a config (`[device.scheduler] kind = "out_of_order"`).

@@ -128,52 +128,8 @@ impl DeviceScheduler for ReadFirst {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::device::{NO_LPN, NO_REQUEST};
-
-    fn txn(kind: TxnKind, chip: u32, die: u32, request: u32) -> Transaction {
-        Transaction {
-            kind,
-            request,
-            chip,
-            die,
-            plane: 0,
-            page_in_block: 0,
-            bytes: 4096,
-            program_ns: 0,
-            enqueued_ns: 0,
-            lpn: NO_LPN,
-            ppn: 0,
-            from_chip: chip,
-        }
-    }
-
-    fn enq(s: &mut ReadFirst, t: Transaction) {
-        let mut ftl = crate::device::test_ftl();
-        let mut cancelled = Vec::new();
-        s.enqueue(
-            t,
-            &mut DeviceContext {
-                now_ns: 0,
-                die_busy: &[],
-                ftl: &mut ftl,
-                cancelled: &mut cancelled,
-            },
-        );
-    }
-
-    fn nxt(s: &mut ReadFirst, chip: u32, busy: &[bool]) -> Option<Transaction> {
-        let mut ftl = crate::device::test_ftl();
-        let mut cancelled = Vec::new();
-        s.next(
-            chip,
-            &mut DeviceContext {
-                now_ns: 0,
-                die_busy: busy,
-                ftl: &mut ftl,
-                cancelled: &mut cancelled,
-            },
-        )
-    }
+    use crate::device::testing::{enq, nxt, txn};
+    use crate::device::NO_REQUEST;
 
     /// A write queued first on a busy die, then a read: when the die frees, the read goes.
     #[test]

@@ -250,9 +250,8 @@ impl DeviceScheduler for Sos {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::FtlConfig;
     use crate::device::{AnyDeviceScheduler, DeviceSchedulerConfig, NO_REQUEST};
-    use crate::ftl::Ftl;
+    use crate::ftl::{Ftl, FtlConfig};
     use crate::geometry::{Geometry, Level, StaticMap};
 
     const READ_NS: u64 = 400;

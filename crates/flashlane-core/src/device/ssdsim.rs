@@ -72,52 +72,8 @@ impl DeviceScheduler for Ssdsim {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::device::testing::{enq, nxt, txn};
     use crate::device::NO_REQUEST;
-
-    fn txn(kind: TxnKind, chip: u32, die: u32, request: u32) -> Transaction {
-        Transaction {
-            kind,
-            request,
-            chip,
-            die,
-            plane: 0,
-            page_in_block: 0,
-            bytes: 2048,
-            program_ns: 0,
-            enqueued_ns: 0,
-            lpn: crate::device::NO_LPN,
-            ppn: 0,
-            from_chip: chip,
-        }
-    }
-
-    fn enq(s: &mut Ssdsim, t: Transaction) {
-        let mut ftl = crate::device::test_ftl();
-        let mut cancelled = Vec::new();
-        s.enqueue(
-            t,
-            &mut DeviceContext {
-                now_ns: 0,
-                die_busy: &[],
-                ftl: &mut ftl,
-                cancelled: &mut cancelled,
-            },
-        );
-    }
-
-    fn nxt(s: &mut Ssdsim, chip: u32, busy: &[bool]) -> Option<Transaction> {
-        let mut ftl = crate::device::test_ftl();
-        let mut cancelled = Vec::new();
-        s.next(
-            chip,
-            &mut DeviceContext {
-                now_ns: 0,
-                die_busy: busy,
-                ftl: &mut ftl,
-                cancelled: &mut cancelled,
-            },
-        )
-    }
 
     /// Two chips with two dies each: dies 0,1 belong to chip 0 and dies 2,3 to chip 1.
     #[test]

@@ -5,6 +5,7 @@
 //! write buffer until programmed); the flash operations it returns carry the timing.
 
 pub mod cmt;
+mod config;
 mod mapping;
 pub mod partial_pages;
 mod plane;
@@ -14,14 +15,16 @@ pub mod variation;
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::{AllocationConfig, FtlConfig, GcBlockRelease};
 use crate::geometry::{Geometry, StaticMap};
 use crate::Error;
 
+pub use config::{AllocationConfig, FtlConfig, GcBlockRelease};
 pub use mapping::{ChunkedTable, PageMap};
 pub use partial_pages::{PartialPageWrites, PartialPages};
 pub use plane::{BlockState, Plane, INVALID};
-pub use precondition::{precondition, Footprint, FootprintRequests, PreconditionReport};
+pub use precondition::{
+    precondition, Footprint, FootprintRequests, PreconditionConfig, PreconditionReport,
+};
 pub use variation::{
     BlockChoice, SpeedClass, Variation, VariationConfig, VariationCounters, VariationStats,
 };

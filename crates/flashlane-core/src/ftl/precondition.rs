@@ -3,15 +3,58 @@
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::Ftl;
-use crate::config::PreconditionConfig;
 use crate::Error;
+
+/// Drive state before the trace starts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PreconditionConfig {
+    /// Write every logical page the trace touches before it starts (so reads hit mapped data).
+    #[serde(default = "yes")]
+    pub write_trace_footprint: bool,
+    /// Fill the drive to this share of its logical capacity (trace footprint first, then random
+    /// pages). 0 = only the footprint.
+    #[serde(default)]
+    pub fill_fraction: f64,
+    /// Age the drive with random overwrites of the filled pages until garbage collection is in
+    /// steady state (write amplification of two successive rounds within 2 %).
+    #[serde(default)]
+    pub age: bool,
+    /// Upper bound on aging rounds; each round overwrites a tenth of the filled pages.
+    #[serde(default = "default_age_rounds")]
+    pub age_max_rounds: u32,
+    /// Which requests' pages the footprint holds: `all` (the default) or `reads` (SSDsim's
+    /// `pre_process_page`: only what the trace reads exists before it starts; with
+    /// `ftl.partial_page_writes = "read_modify_write"` only the sectors read).
+    #[serde(default, skip_serializing_if = "FootprintRequests::is_default")]
+    pub footprint_requests: FootprintRequests,
+}
+
+fn yes() -> bool {
+    true
+}
+fn default_age_rounds() -> u32 {
+    50
+}
+
+impl Default for PreconditionConfig {
+    fn default() -> Self {
+        PreconditionConfig {
+            write_trace_footprint: true,
+            fill_fraction: 0.0,
+            age: false,
+            age_max_rounds: 50,
+            footprint_requests: FootprintRequests::All,
+        }
+    }
+}
 
 /// Which requests of the trace make up the footprint written before it starts
 /// (`precondition.footprint_requests`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FootprintRequests {
     /// Every page the trace touches.

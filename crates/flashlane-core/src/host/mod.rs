@@ -293,6 +293,35 @@ fn yes() -> bool {
     true
 }
 
+/// Host side: the I/O scheduler queue in front of the device.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostConfig {
+    /// Requests the host scheduler queue holds; later arrivals wait in arrival order.
+    pub queue_length_requests: u32,
+    /// SSDsim's request queue (PIQ/VIOS platform): `queue_length_requests` bounds the requests
+    /// waiting in the host scheduler *plus* those issued to the device and not yet complete,
+    /// so a queue length of 1 means one request inside the SSD at a time.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub queue_includes_outstanding: bool,
+    pub scheduler: HostSchedulerConfig,
+    /// When a waiting request may be handed to the device: `arrival` (the default: at once,
+    /// whenever the device has room) or `next_device_event` (SSDsim: at the first internal
+    /// event of the device, a transfer or flash operation ending, at or after its arrival;
+    /// at its arrival only when no flash operation is under way). docs/models/ssd-model.md,
+    /// "SSDsim's hand-over".
+    #[serde(default, skip_serializing_if = "HandoverAt::is_default")]
+    pub handover_at: HandoverAt,
+    /// Requests handed over per hand-over pass: `all` (the default: while the device has
+    /// room) or `one` (SSDsim's FIFO and NOOP-D distribute one request per loop pass).
+    #[serde(default, skip_serializing_if = "HandoverPerPass::is_default")]
+    pub handover_per_pass: HandoverPerPass,
+    /// Hand requests over only while no channel (no path of the interconnect) carries or
+    /// waits for a transfer (SSDsim's NOOP-D and PIQ, `no_buffer_distribute_s`). Default false.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub handover_needs_idle_channels: bool,
+}
+
 /// When a request waiting in the host queue may be handed to the device (`host.handover_at`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -1,8 +1,8 @@
 //! The ideal (path-conflict-free) SSD: every chip has a private link at the channel rate.
 
 use super::{Acquire, BusArbitration, Grant, Interconnect, InterconnectReport, Links, Transfer};
-use crate::config::Timing;
 use crate::geometry::Geometry;
+use crate::timing::Timing;
 
 pub struct Ideal {
     links: Links,

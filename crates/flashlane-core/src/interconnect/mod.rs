@@ -14,8 +14,8 @@ use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::Timing;
 use crate::geometry::Geometry;
+use crate::timing::Timing;
 
 pub use ideal::Ideal;
 pub use mesh::MeshShape;

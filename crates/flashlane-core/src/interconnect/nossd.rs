@@ -13,8 +13,8 @@ use serde::{Deserialize, Serialize};
 
 use super::mesh::MeshShape;
 use super::{transfer_ns, Acquire, Grant, Interconnect, InterconnectReport, Transfer};
-use crate::config::Timing;
 use crate::geometry::Geometry;
+use crate::timing::Timing;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -5,8 +5,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::{Acquire, Grant, Interconnect, InterconnectReport, Links, Transfer};
-use crate::config::Timing;
 use crate::geometry::Geometry;
+use crate::timing::Timing;
 
 /// Parameters of the packetized buses (pSSD and pnSSD).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

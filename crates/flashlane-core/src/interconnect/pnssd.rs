@@ -6,8 +6,8 @@
 
 use super::packetized::PacketizedConfig;
 use super::{Acquire, Grant, Interconnect, InterconnectReport, Links, Transfer};
-use crate::config::Timing;
 use crate::geometry::Geometry;
+use crate::timing::Timing;
 
 pub struct PnSsd {
     /// Links `0..rows` are the horizontal buses, `rows..rows + columns` the vertical ones.

@@ -1,8 +1,8 @@
 //! The baseline multi-channel shared bus: one bus per channel, chips of a channel take turns.
 
 use super::{Acquire, BusArbitration, Grant, Interconnect, InterconnectReport, Links, Transfer};
-use crate::config::Timing;
 use crate::geometry::Geometry;
+use crate::timing::Timing;
 
 pub struct SharedBus {
     links: Links,

@@ -21,8 +21,8 @@ use serde::{Deserialize, Serialize};
 
 use super::mesh::{MeshShape, EAST, FROM_CONTROLLER, NORTH, SOUTH, WEST};
 use super::{Acquire, Grant, Interconnect, InterconnectReport, Transfer, Wake};
-use crate::config::Timing;
 use crate::geometry::Geometry;
+use crate::timing::Timing;
 
 /// Venice's parameters (defaults: the paper's Table 1, 8-bit links at 1 GHz).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
