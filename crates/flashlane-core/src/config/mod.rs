@@ -40,9 +40,9 @@ pub struct Config {
     /// Process variation between blocks (VIOS); off by default.
     #[serde(default)]
     pub variation: VariationConfig,
-    /// Power and energy constants (see stats/energy.rs); every key has a default.
+    /// Power and energy constants (see energy.rs and stats/energy.rs); every key has a default.
     #[serde(default)]
-    pub energy: crate::stats::EnergyConfig,
+    pub energy: crate::energy::EnergyConfig,
     pub host: HostConfig,
     pub device: DeviceConfig,
 }

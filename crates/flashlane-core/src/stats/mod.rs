@@ -13,7 +13,7 @@ mod warnings;
 
 pub use chip_activity::ChipActivityRecorder;
 pub use device_queues::{DeviceQueueRecorder, DeviceQueueStats};
-pub use energy::{energy_stats, EnergyConfig, EnergyStats};
+pub use energy::{energy_stats, EnergyStats};
 pub use flash_operations::FlashOperationRecorder;
 pub use host_queue::{HostQueueRecorder, HostQueueStats};
 pub use recorder::{Models, RunEnd, RunShape, SimRecorder, SimResults};
