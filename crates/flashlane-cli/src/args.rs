@@ -13,9 +13,10 @@ use flashlane_core::{Error, RunSpec};
 #[derive(Args, Debug, Clone)]
 pub struct DeviceArgs {
     /// Bundled SSD preset (see `flashlane presets`).
-    #[arg(long, conflicts_with = "config", required_unless_present = "config")]
+    #[arg(long, required_unless_present = "config")]
     pub preset: Option<String>,
-    /// SSD config file (TOML, same layout as the presets; `flashlane show-preset NAME` prints one).
+    /// SSD config file (TOML, same layout as the presets; `flashlane show-preset NAME` prints
+    /// one). With --preset, a partial file merged over the preset.
     #[arg(long)]
     pub config: Option<PathBuf>,
     /// Override a config value, e.g. --set ftl.overprovisioning_fraction=0.2 (repeatable).
@@ -37,21 +38,29 @@ impl DeviceArgs {
         let mut overrides = self.overrides()?;
         overrides.extend_from_slice(extra);
         match (&self.preset, &self.config) {
-            (Some(name), _) => Config::from_preset(name, &overrides),
-            (None, Some(path)) => {
-                let text = match self.config_text.get() {
-                    Some(text) => text,
-                    None => {
-                        let text = std::fs::read_to_string(path).map_err(|e| {
-                            Error::Config(format!("{}: cannot read config: {e}", path.display()))
-                        })?;
-                        self.config_text.get_or_init(|| text)
-                    }
-                };
-                Config::from_text(text, &path.display().to_string(), &overrides)
-            }
+            (Some(name), None) => Config::from_preset(name, &overrides),
+            (Some(name), Some(path)) => Config::from_preset_and_text(
+                name,
+                self.config_text(path)?,
+                &path.display().to_string(),
+                &overrides,
+            ),
+            (None, Some(path)) => Config::from_text(
+                self.config_text(path)?,
+                &path.display().to_string(),
+                &overrides,
+            ),
             (None, None) => Err(Error::Config("give --preset NAME or --config FILE".into())),
         }
+    }
+
+    fn config_text(&self, path: &std::path::Path) -> Result<&str, Error> {
+        if let Some(text) = self.config_text.get() {
+            return Ok(text);
+        }
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Error::Config(format!("{}: cannot read config: {e}", path.display())))?;
+        Ok(self.config_text.get_or_init(|| text))
     }
 }
 

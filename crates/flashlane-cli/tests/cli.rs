@@ -520,3 +520,47 @@ fn compare_refuses_parallel_runs_that_do_not_fit_together() {
         "{err}"
     );
 }
+
+#[test]
+fn a_partial_config_file_merges_over_a_preset_like_its_set_chain() {
+    let partial = temp("partial.toml");
+    std::fs::write(
+        &partial,
+        "[host]\nqueue_length_requests = 8\nscheduler = { kind = \"piq\" }\n",
+    )
+    .unwrap();
+    let summary = |extra: &[&str], name: &str| {
+        let json = temp(name);
+        let out = flashlane()
+            .args(["run", "--preset", "ssdsim-mlc-8x8", "--remap-addresses"])
+            .args(["--trace", &trace("tpcc-small.mqsim"), "--json"])
+            .arg(&json)
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let mut v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        std::fs::remove_file(&json).unwrap();
+        v.as_object_mut().unwrap().remove("engine");
+        v["precondition"].as_object_mut().unwrap().remove("wall_s");
+        v
+    };
+    let merged = summary(&["--config", partial.to_str().unwrap()], "merged.json");
+    let chain = summary(
+        &[
+            "--set",
+            "host.queue_length_requests=8",
+            "--set",
+            "host.scheduler.kind=piq",
+        ],
+        "chain.json",
+    );
+    std::fs::remove_file(&partial).unwrap();
+    assert_eq!(merged["host_scheduler"]["name"], "piq");
+    assert_eq!(merged, chain);
+}

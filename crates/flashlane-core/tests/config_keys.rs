@@ -105,3 +105,89 @@ fn mqsim_presets_name_the_shipped_scheduling_policy() {
         );
     }
 }
+
+fn over_preset(text: &str, overrides: &[(&str, &str)]) -> Result<Config, String> {
+    let overrides: Vec<(String, String)> = overrides
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    Config::from_preset_and_text("mqsim-default", text, "partial.toml", &overrides)
+        .map_err(|e| e.to_string())
+}
+
+#[test]
+fn a_partial_file_merges_over_a_preset_key_by_key() {
+    let preset = Config::from_preset("mqsim-default", &[]).unwrap();
+    let merged = over_preset(
+        "[host]\nqueue_length_requests = 8\n\n[ftl]\nmapping_cache_bytes = 0\n",
+        &[],
+    )
+    .unwrap();
+    assert_eq!(merged.host.queue_length_requests, 8);
+    assert_eq!(merged.ftl.mapping_cache_bytes, 0);
+    // Everything the file does not name is the preset's.
+    assert_eq!(merged.geometry, preset.geometry);
+    assert_eq!(merged.timing, preset.timing);
+    assert_eq!(merged.host.scheduler, preset.host.scheduler);
+    assert_eq!(
+        merged.ftl.overprovisioning_fraction,
+        preset.ftl.overprovisioning_fraction
+    );
+    // The same as the --set chain.
+    let set = with(&[
+        ("host.queue_length_requests", "8"),
+        ("ftl.mapping_cache_bytes", "0"),
+    ])
+    .unwrap();
+    assert_eq!(merged, set);
+    // --set applies after the file.
+    let both = over_preset(
+        "[host]\nqueue_length_requests = 8\n",
+        &[("host.queue_length_requests", "16")],
+    )
+    .unwrap();
+    assert_eq!(both.host.queue_length_requests, 16);
+}
+
+#[test]
+fn a_partial_file_that_changes_a_kind_replaces_the_presets_table() {
+    // The preset's device scheduler has no `queue_size_leveller`; a file switching to SOS
+    // gets SOS's defaults for what it does not set, not the old kind's keys.
+    let merged = over_preset(
+        "[device.scheduler]\nkind = \"sos\"\nwrite_hit_manager = false\n",
+        &[],
+    )
+    .unwrap();
+    let set = with(&[
+        ("device.scheduler.kind", "sos"),
+        ("device.scheduler.write_hit_manager", "false"),
+    ])
+    .unwrap();
+    assert_eq!(merged.device.scheduler, set.device.scheduler);
+    assert!(matches!(
+        merged.device.scheduler,
+        DeviceSchedulerConfig::Sos { .. }
+    ));
+}
+
+#[test]
+fn errors_in_a_partial_file_name_the_file_the_key_and_its_line() {
+    let e = over_preset("# comment\n[ftl]\nmaping_cache_bytes = 0\n", &[]).unwrap_err();
+    assert!(
+        e.contains("partial.toml over preset mqsim-default")
+            && e.contains("ftl.maping_cache_bytes")
+            && e.contains("line 3"),
+        "{e}"
+    );
+    let e = over_preset("[host]\nqueue_length_requests = \"x\"\n", &[]).unwrap_err();
+    assert!(
+        e.contains("host.queue_length_requests") && e.contains("line 2"),
+        "{e}"
+    );
+    let e = over_preset("[host\n", &[]).unwrap_err();
+    assert!(e.contains("partial.toml") && e.contains("line 1"), "{e}");
+    let e = Config::from_preset_and_text("no-such", "", "partial.toml", &[])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("unknown preset `no-such`"), "{e}");
+}

@@ -59,6 +59,53 @@ impl Config {
         Config::from_text(text, &format!("preset {name}"), overrides)
     }
 
+    /// A preset with a config file merged over it (`--preset P --config FILE`), then
+    /// `key=value` overrides. The file may hold any subset of keys. A table whose `kind` the
+    /// file changes replaces the preset's table (the new kind's parameters take their
+    /// defaults), as `--set ...kind=` does; other tables merge key by key. Errors name the
+    /// file, the key and, where the file has it, its line.
+    pub fn from_preset_and_text(
+        name: &str,
+        text: &str,
+        origin: &str,
+        overrides: &[(String, String)],
+    ) -> Result<Config, Error> {
+        let preset = preset_text(name).ok_or_else(|| {
+            Error::Config(format!(
+                "unknown preset `{name}`; known presets: {}",
+                preset_names().join(", ")
+            ))
+        })?;
+        let mut table: toml::Table =
+            toml::from_str(preset).map_err(|e| Error::Config(format!("preset {name}: {e}")))?;
+        let file: toml::Table =
+            toml::from_str(text).map_err(|e| Error::Config(format!("{origin}: {e}")))?;
+        merge_over(&mut table, file);
+        let merged = toml::to_string(&table)
+            .map_err(|e| Error::Config(format!("{origin} over preset {name}: {e}")))?;
+        let label = format!("{origin} over preset {name}");
+        // The merge alone first: an error is the file's (the preset is valid), so it is
+        // reported with the file's line, not the merged text's.
+        let config: Config = toml::from_str(&merged).map_err(|e| {
+            let key = error_key(&merged, &e);
+            let line = key
+                .as_deref()
+                .and_then(|k| line_of_key(text, k))
+                .map_or(String::new(), |l| format!(" (line {l})"));
+            Error::Config(match key {
+                Some(key) => format!("{label}: key `{key}`{line}: {}", e.message()),
+                None => format!("{label}: {}", e.message()),
+            })
+        })?;
+        config
+            .validate()
+            .map_err(|e| Error::Config(format!("{label}: {e}")))?;
+        if overrides.is_empty() {
+            return Ok(config);
+        }
+        Config::from_text(&merged, &label, overrides)
+    }
+
     /// Load a config file, apply `key=value` overrides.
     pub fn from_file(
         path: &std::path::Path,
@@ -466,6 +513,55 @@ fn error_key(text: &str, e: &toml::de::Error) -> Option<String> {
     }
     let key = line.split('=').next()?.trim().trim_matches('"');
     (!key.is_empty()).then(|| join(key))
+}
+
+/// Merge `over` into `base` key by key; a table that sets a different `kind` replaces the
+/// base's table whole.
+fn merge_over(base: &mut toml::Table, over: toml::Table) {
+    for (key, value) in over {
+        match (base.get_mut(&key), value) {
+            (Some(toml::Value::Table(b)), toml::Value::Table(o))
+                if o.get("kind").is_none() || o.get("kind") == b.get("kind") =>
+            {
+                merge_over(b, o);
+            }
+            (_, value) => {
+                base.insert(key, value);
+            }
+        }
+    }
+}
+
+/// The 1-based line of dotted `key` in TOML `text`: its `key = ...` line, an inline table
+/// holding it, or its `[section]` header.
+fn line_of_key(text: &str, key: &str) -> Option<usize> {
+    let mut section = String::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            section = line
+                .trim_matches(|c| c == '[' || c == ']')
+                .trim()
+                .to_string();
+            if section == key {
+                return Some(i + 1);
+            }
+            continue;
+        }
+        let Some((name, _)) = line.split_once('=') else {
+            continue;
+        };
+        let name = name.trim().trim_matches('"');
+        let full = if section.is_empty() {
+            name.to_string()
+        } else {
+            format!("{section}.{name}")
+        };
+        if full == key || key.starts_with(&format!("{full}.")) {
+            return Some(i + 1);
+        }
+    }
+    None
 }
 
 fn describe(overrides: &[(String, String)]) -> String {
