@@ -13,7 +13,7 @@ use flashlane_core::{Error, RunSpec};
 #[derive(Args, Debug, Clone)]
 pub struct DeviceArgs {
     /// Bundled SSD preset (see `flashlane presets`).
-    #[arg(long, required_unless_present = "config")]
+    #[arg(long)]
     pub preset: Option<String>,
     /// SSD config file (TOML, same layout as the presets; `flashlane show-preset NAME` prints
     /// one). With --preset, a partial file merged over the preset.
@@ -35,9 +35,19 @@ impl DeviceArgs {
 
     /// The resolved config with `extra` overrides applied after `--set`.
     pub fn config(&self, extra: &[(String, String)]) -> Result<Config, Error> {
+        self.config_with(None, extra)
+    }
+
+    /// The same with `preset` in place of `--preset` (a compared preset), if given.
+    pub fn config_with(
+        &self,
+        preset: Option<&str>,
+        extra: &[(String, String)],
+    ) -> Result<Config, Error> {
         let mut overrides = self.overrides()?;
         overrides.extend_from_slice(extra);
-        match (&self.preset, &self.config) {
+        let preset = preset.map(str::to_string).or_else(|| self.preset.clone());
+        match (&preset, &self.config) {
             (Some(name), None) => Config::from_preset(name, &overrides),
             (Some(name), Some(path)) => Config::from_preset_and_text(
                 name,
@@ -130,31 +140,40 @@ pub struct WorkloadArgs {
     #[command(flatten)]
     pub reading: TraceReadArgs,
     /// Take addresses past the capacity modulo the capacity.
-    #[arg(long, conflicts_with = "remap_addresses")]
+    #[arg(
+        long,
+        conflicts_with = "remap_addresses",
+        help_heading = "Addresses and replay"
+    )]
     pub fold_addresses: bool,
     /// Renumber the pages the trace touches densely (a pre-pass) so its footprint fits.
-    #[arg(long)]
+    #[arg(long, help_heading = "Addresses and replay")]
     pub remap_addresses: bool,
     /// Open loop: multiply trace times by X (0.5 = twice as fast).
-    #[arg(long, default_value_t = 1.0, value_name = "X")]
+    #[arg(
+        long,
+        default_value_t = 1.0,
+        value_name = "X",
+        help_heading = "Addresses and replay"
+    )]
     pub time_scale: f64,
     /// Closed loop: ignore timestamps, keep N requests in the system.
-    #[arg(long, value_name = "N", conflicts_with_all = ["afap"])]
+    #[arg(long, value_name = "N", conflicts_with_all = ["afap"], help_heading = "Addresses and replay")]
     pub closed_loop: Option<u32>,
     /// Ignore timestamps; a request arrives as soon as the host queue has room.
-    #[arg(long)]
+    #[arg(long, help_heading = "Addresses and replay")]
     pub afap: bool,
     /// Simulate the first N requests but leave them out of every statistic.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, help_heading = "Addresses and replay")]
     pub warmup_requests: u64,
     /// Read at most N trace records (over all traces).
-    #[arg(long)]
+    #[arg(long, help_heading = "Addresses and replay")]
     pub max_requests: Option<u64>,
     /// Seed of every random stream.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, help_heading = "Addresses and replay")]
     pub seed: u64,
     /// Track a version per page and count reads that miss the latest write (slower).
-    #[arg(long)]
+    #[arg(long, help_heading = "Addresses and replay")]
     pub check_integrity: bool,
 }
 

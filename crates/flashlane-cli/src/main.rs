@@ -57,8 +57,8 @@ struct RunArgs {
     device: DeviceArgs,
     #[command(flatten)]
     workload: WorkloadArgs,
-    /// Write the JSON summary to this file.
-    #[arg(long)]
+    /// Write the JSON summary to this file (`-`: standard output).
+    #[arg(long, help_heading = "Outputs")]
     json: Option<PathBuf>,
 }
 

@@ -128,6 +128,73 @@ impl ProgressDisplay {
     }
 }
 
+/// Progress of `compare` and `sweep`: runs finished out of all, as a bar on a terminal, else a
+/// plain line at most every [`PLAIN_LINE_INTERVAL`] (and at the end). Shared by the worker
+/// threads.
+pub struct RunsProgress {
+    total: u64,
+    bar: Option<ProgressBar>,
+    started: Instant,
+    /// Runs finished, and when the last plain line was printed.
+    state: std::sync::Mutex<(u64, Instant)>,
+}
+
+impl RunsProgress {
+    pub fn new(total: u64) -> Self {
+        let bar = std::io::stderr().is_terminal().then(|| {
+            let bar = ProgressBar::new(total);
+            bar.set_style(
+                ProgressStyle::with_template(
+                    "{spinner} {elapsed} runs [{bar:20}] {pos}/{len} finished, ETA {eta}",
+                )
+                .expect("valid template")
+                .progress_chars("=> "),
+            );
+            bar.enable_steady_tick(Duration::from_millis(200));
+            bar
+        });
+        let now = Instant::now();
+        RunsProgress {
+            total,
+            bar,
+            started: now,
+            state: std::sync::Mutex::new((0, now)),
+        }
+    }
+
+    pub fn run_finished(&self) {
+        if let Some(bar) = &self.bar {
+            bar.inc(1);
+            return;
+        }
+        let Ok(mut state) = self.state.lock() else {
+            return;
+        };
+        state.0 += 1;
+        if state.1.elapsed() >= PLAIN_LINE_INTERVAL {
+            state.1 = Instant::now();
+            eprintln!(
+                "flashlane: {}/{} runs finished after {:.0} s",
+                state.0,
+                self.total,
+                self.started.elapsed().as_secs_f64()
+            );
+        }
+    }
+
+    pub fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        } else if self.started.elapsed() >= PLAIN_LINE_INTERVAL {
+            eprintln!(
+                "flashlane: {} runs finished in {:.0} s",
+                self.total,
+                self.started.elapsed().as_secs_f64()
+            );
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -564,3 +564,80 @@ fn a_partial_config_file_merges_over_a_preset_like_its_set_chain() {
     assert_eq!(merged["host_scheduler"]["name"], "piq");
     assert_eq!(merged, chain);
 }
+
+#[test]
+fn compare_puts_named_variants_side_by_side_in_one_command() {
+    let csv = temp("variants.csv");
+    let out = flashlane()
+        .args(["compare", "--preset", "sos-4x4", "--jobs", "2"])
+        .args([
+            "--trace",
+            &trace("financial1-head.spc"),
+            "--max-requests",
+            "3000",
+        ])
+        .args(["--variant", "IOS:device.scheduler.kind=in_order"])
+        .args(["--variant", "HOS:device.scheduler.kind=out_of_order"])
+        .args([
+            "--variant",
+            "SOS(QSL):device.scheduler.kind=sos,device.scheduler.write_hit_manager=false",
+        ])
+        .args([
+            "--variant",
+            "SOS(WHM):device.scheduler.kind=sos,device.scheduler.queue_size_leveller=false",
+        ])
+        .args(["--variant", "SOS:device.scheduler.kind=sos"])
+        .arg("--csv")
+        .arg(&csv)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    for name in ["IOS", "HOS", "SOS(QSL)", "SOS(WHM)", "SOS"] {
+        assert!(
+            text.lines().any(|l| l.starts_with(&format!("{name} "))),
+            "{name} row missing:\n{text}"
+        );
+    }
+    assert!(
+        text.contains("Columns (") && text.contains("hq_full"),
+        "{text}"
+    );
+    let table = std::fs::read_to_string(&csv).unwrap();
+    std::fs::remove_file(&csv).unwrap();
+    let rows: Vec<&str> = table.lines().collect();
+    assert_eq!(rows.len(), 6, "{table}");
+    assert!(rows[0].starts_with("variant,host_scheduler,key,value,read_latency_us"));
+    let first_col: Vec<&str> = rows[1..]
+        .iter()
+        .map(|r| r.split(',').next().unwrap())
+        .collect();
+    assert_eq!(first_col, ["IOS", "HOS", "SOS(QSL)", "SOS(WHM)", "SOS"]);
+    // The variants differ where their device schedulers do: in-order vs SOS write latency.
+    let write_us = |row: &str| row.split(',').nth(5).unwrap().parse::<f64>().unwrap();
+    assert_ne!(write_us(rows[1]), write_us(rows[5]));
+}
+
+#[test]
+fn compare_puts_whole_presets_side_by_side() {
+    let out = flashlane()
+        .args(["compare", "--vary", "preset=mqsim-default,mqsim-platform"])
+        .args(["--trace", &trace("tpcc-small.mqsim"), "--jobs", "2"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.lines().any(|l| l.starts_with("mqsim-default "))
+            && text.lines().any(|l| l.starts_with("mqsim-platform ")),
+        "{text}"
+    );
+}
