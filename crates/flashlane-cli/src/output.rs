@@ -441,6 +441,37 @@ pub fn check_all_writable<'a>(
     paths.into_iter().flatten().try_for_each(check_writable)
 }
 
+/// What the input pipeline did to the records, when it did anything (summed over traces).
+fn input_line(out: &mut String, s: &Summary) {
+    let sum = |f: fn(&flashlane_core::run::SourceReport) -> u64| {
+        s.sources.iter().map(|src| f(&src.input)).sum::<u64>()
+    };
+    let parts = [
+        (sum(|r| r.bad_lines), "malformed lines skipped"),
+        (sum(|r| r.skipped_events), "events of other kinds skipped"),
+        (
+            sum(|r| r.filtered_records),
+            "records of other devices left out",
+        ),
+        (
+            sum(|r| r.folded_records),
+            "addresses folded into the capacity",
+        ),
+        (
+            sum(|r| r.clamped_backsteps),
+            "times that stepped back clamped",
+        ),
+    ];
+    let said: Vec<String> = parts
+        .iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, what)| format!("{n} {what}"))
+        .collect();
+    if !said.is_empty() {
+        let _ = writeln!(out, "input: {}", said.join(", "));
+    }
+}
+
 fn latency_row(out: &mut String, name: &str, l: &LatencyStats) {
     let _ = writeln!(
         out,
@@ -477,6 +508,7 @@ pub fn render_text(s: &Summary, whole_run_s: f64) -> String {
         s.requests.warmup,
         s.trace.records
     );
+    input_line(&mut out, s);
     let _ = writeln!(
         out,
         "latency (us)  {:>9} {:>10} {:>10} {:>10} {:>10} {:>10}",
@@ -489,6 +521,15 @@ pub fn render_text(s: &Summary, whole_run_s: f64) -> String {
         out,
         "time split (mean us): host queue {:.1}, device {:.1}",
         s.time_split_us.host_queue, s.time_split_us.device
+    );
+    let q = &s.host_queue;
+    let _ = writeln!(
+        out,
+        "host queue: mean {:.2} requests, max {} of {}, full {:.1} % of the time",
+        q.length_mean,
+        q.length_max,
+        q.capacity_requests,
+        q.full_fraction * 100.0
     );
     let _ = writeln!(
         out,
@@ -514,18 +555,82 @@ pub fn render_text(s: &Summary, whole_run_s: f64) -> String {
         s.conflicts.read_path_wait_us,
         s.conflicts.write_path_wait_us
     );
+    let f = &s.flash;
+    let mut extra = String::new();
+    if f.read_modify_write_reads > 0 {
+        let _ = write!(
+            extra,
+            ", {} read-modify-write reads",
+            f.read_modify_write_reads
+        );
+    }
+    if f.multiplane_operations > 0 {
+        let _ = write!(extra, ", {} multi-plane commands", f.multiplane_operations);
+    }
     let _ = writeln!(
         out,
-        "flash: {} reads, {} programs, {} GC moves, {} mapping programs, {} erases; GC runs {}; \
-         WAF {:.3} (all programs; host and GC only {:.3})",
-        s.flash.reads,
-        s.flash.programs,
-        s.flash.copybacks,
-        s.flash.mapping_programs,
-        s.flash.erases,
-        s.gc.runs,
+        "flash: {} reads, {} programs, {} GC moves, {} mapping reads, {} mapping programs, {} \
+         erases{extra}; WAF {:.3} (all programs; host and GC only {:.3})",
+        f.reads,
+        f.programs,
+        f.copybacks,
+        f.mapping_reads,
+        f.mapping_programs,
+        f.erases,
         s.waf,
         s.waf_host_gc
+    );
+    let g = &s.gc;
+    let _ = writeln!(
+        out,
+        "GC: {} runs, {} pages moved, erase-count spread {}; {} reads of never-written pages",
+        g.runs, g.pages_moved, g.erase_count_spread, g.unmapped_reads
+    );
+    if let Some(c) = &s.cmt {
+        let _ = writeln!(
+            out,
+            "mapping cache: {} entries; {} hits, {} misses (hit ratio {:.3}); {} write-backs",
+            c.capacity_entries, c.hits, c.misses, c.hit_ratio, c.writebacks
+        );
+    }
+    if let Some(b) = &s.write_buffer {
+        let _ = writeln!(
+            out,
+            "write buffer: {} pages; write hits {:.1} %, read hits {:.1} %; {} flushes, {} waits \
+             for a free slot",
+            b.capacity_pages,
+            b.write_hit_ratio * 100.0,
+            b.read_hit_ratio * 100.0,
+            b.flushes,
+            b.full_waits
+        );
+    }
+    if let Some(v) = &s.variation {
+        let _ = writeln!(
+            out,
+            "variation: host writes to fast / medium / slow blocks {:.1} / {:.1} / {:.1} %, \
+             mean program {:.1} us (median block {:.1} us)",
+            v.write_fast_fraction * 100.0,
+            v.write_medium_fraction * 100.0,
+            v.write_slow_fraction * 100.0,
+            v.mean_host_program_us,
+            v.median_program_us
+        );
+    }
+    if s.device.moved_writes + s.device.write_hits > 0 {
+        let _ = writeln!(
+            out,
+            "device queues: {} writes moved to another chip, {} write hits ({:.1} %)",
+            s.device.moved_writes,
+            s.device.write_hits,
+            s.device.write_hit_ratio * 100.0
+        );
+    }
+    let p = &s.precondition;
+    let _ = writeln!(
+        out,
+        "preconditioning: {} footprint pages, {} fill pages, {} aging rounds",
+        p.footprint_pages, p.fill_pages, p.age_rounds
     );
     let _ = writeln!(
         out,

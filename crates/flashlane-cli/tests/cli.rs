@@ -641,3 +641,40 @@ fn compare_puts_whole_presets_side_by_side() {
         "{text}"
     );
 }
+
+#[test]
+fn the_text_summary_shows_what_the_json_knows() {
+    // A line that cannot be read, a time that steps back, a write buffer, the mapping cache.
+    let trace_file = temp("text-summary.mqsim");
+    std::fs::write(
+        &trace_file,
+        "1000 0 0 8 0\nnot a record\n900 0 64 8 1\n2000 0 128 8 1\n",
+    )
+    .unwrap();
+    let out = flashlane()
+        .args(["run", "--preset", "mqsim-default", "--format", "mqsim"])
+        .arg("--trace")
+        .arg(&trace_file)
+        .args(["--max-bad-lines", "1"])
+        .args(["--set", "device.write_buffer_bytes=1048576"])
+        .output()
+        .unwrap();
+    std::fs::remove_file(&trace_file).unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    for expected in [
+        "input: 1 malformed lines skipped, 1 times that stepped back clamped",
+        "mapping reads",
+        "host queue: mean",
+        "GC: 0 runs",
+        "mapping cache: ",
+        "write buffer: 128 pages",
+        "preconditioning: ",
+    ] {
+        assert!(text.contains(expected), "`{expected}` missing:\n{text}");
+    }
+}
