@@ -1,4 +1,4 @@
-//! The one recorder the event flow (`sim.rs`) reports to. The flow says what happened (a
+//! The one recorder the event flow (`sim/`) reports to. The flow says what happened (a
 //! request arrived, was handed over, completed; an operation started on a die; a die became
 //! busy or idle; a transfer got its path; the measured window opened) and this recorder alone
 //! turns those reports into the figures of [`SimResults`]. A new statistic is a field here (or
