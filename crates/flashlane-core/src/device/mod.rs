@@ -7,6 +7,7 @@ mod in_order;
 mod multiplane;
 mod out_of_order;
 mod read_first;
+mod region_contention;
 mod sos;
 mod ssdsim;
 #[cfg(test)]
@@ -22,6 +23,7 @@ pub use in_order::InOrder;
 pub use multiplane::MultiPlane;
 pub use out_of_order::OutOfOrder;
 pub use read_first::ReadFirst;
+pub use region_contention::{RegionContention, RegionContentionConfig};
 pub use sos::Sos;
 pub use ssdsim::Ssdsim;
 pub use write_buffer::{WriteBuffer, WriteBufferCounters, WriteBufferStats};
@@ -82,6 +84,10 @@ pub struct DeviceConfig {
     /// the channel into the chip; the chip stays busy through tPROG). docs/models/ssd-model.md.
     #[serde(default, skip_serializing_if = "WriteCompletion::is_default")]
     pub write_completion: WriteCompletion,
+    /// PASS's drive behaviour: a region's operations slow down when too many requests are
+    /// outstanding to it (device/region_contention.rs). Absent = off.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub region_contention: Option<RegionContentionConfig>,
 }
 
 pub(crate) fn default_write_buffer_page_ns() -> u64 {

@@ -96,6 +96,9 @@ impl Simulation {
             self.claims_per_chip[chip as usize] -= 1;
         }
         self.outstanding_requests -= 1;
+        if let Some(c) = &mut self.contention {
+            c.completed(host.offset_bytes);
+        }
         if self.queue_includes_outstanding {
             self.host_queue_changed(now);
         }

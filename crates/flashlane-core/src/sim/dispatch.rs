@@ -31,6 +31,9 @@ impl Simulation {
         for chip in host.chips.iter() {
             self.outstanding_per_chip[chip as usize] += 1;
         }
+        if let Some(c) = &mut self.contention {
+            c.dispatched(host.offset_bytes);
+        }
         if self.buffer.is_some() {
             return self.dispatch_buffered(now, id);
         }

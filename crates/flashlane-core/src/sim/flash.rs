@@ -136,13 +136,15 @@ impl Simulation {
             self.events.schedule(end, Event::TransferEnd { die });
         }
         let (at, event) = match stage {
-            Stage::ReadCommand | Stage::CopybackReadCommand => {
-                (end + self.page_read_ns, Event::ArrayDone { die })
-            }
+            Stage::ReadCommand | Stage::CopybackReadCommand => (
+                end + self.array_ns(self.page_read_ns, &txn),
+                Event::ArrayDone { die },
+            ),
             Stage::ReadData => (end, Event::Done { die }),
-            Stage::ProgramIn | Stage::CopybackProgramCommand => {
-                (end + txn.program_ns as u64, Event::Done { die })
-            }
+            Stage::ProgramIn | Stage::CopybackProgramCommand => (
+                end + self.array_ns(txn.program_ns as u64, &txn),
+                Event::Done { die },
+            ),
             Stage::EraseCommand => (end + self.block_erase_ns, Event::Done { die }),
         };
         self.events.schedule(at, event);
@@ -226,6 +228,16 @@ impl Simulation {
                 let companion = self.multiplane.companions(die)[i];
                 self.ack_program(now, companion);
             }
+        }
+    }
+
+    /// Array time `ns` of `txn`, slowed by its region's crowd under
+    /// `device.region_contention` (host page operations only).
+    #[inline]
+    fn array_ns(&self, ns: u64, txn: &Transaction) -> u64 {
+        match &self.contention {
+            Some(c) if txn.host_request().is_some() => c.array_ns(ns, txn.lpn),
+            _ => ns,
         }
     }
 }

@@ -9,8 +9,8 @@
 
 use crate::config::Config;
 use crate::device::{
-    AnyDeviceScheduler, DieIssue, MultiPlane, Transaction, TxnKind, WriteBuffer, WriteCompletion,
-    NO_LPN, NO_REQUEST,
+    AnyDeviceScheduler, DieIssue, MultiPlane, RegionContention, Transaction, TxnKind, WriteBuffer,
+    WriteCompletion, NO_LPN, NO_REQUEST,
 };
 use crate::engine::EventQueue;
 use crate::ftl::cmt::{CmtRules, MappingCache, MappingOp};
@@ -217,6 +217,9 @@ pub struct Simulation {
     /// physical page that read fetches.
     partial: Option<PartialPages>,
     rmw_held: Vec<(u32, Transaction)>,
+    /// PASS's drive behaviour (`device.region_contention`): host requests outstanding per
+    /// region, which slow their region's array times.
+    contention: Option<RegionContention>,
 }
 
 /// The write buffer with its scratch list.
@@ -247,6 +250,7 @@ impl Simulation {
         let g = config.geometry.clone();
         let chips = g.chips() as usize;
         let dies = g.dies() as usize;
+        let logical_bytes = ftl.logical_pages() * u64::from(g.page_bytes);
         let recorder = SimRecorder::new(
             chips,
             dies,
@@ -365,6 +369,11 @@ impl Simulation {
             partial: (config.ftl.partial_page_writes == PartialPageWrites::ReadModifyWrite)
                 .then(|| PartialPages::new(g.page_bytes).expect("validated page size")),
             rmw_held: Vec::new(),
+            contention: config
+                .device
+                .region_contention
+                .as_ref()
+                .map(|c| RegionContention::new(c, g.page_bytes, logical_bytes)),
             geometry: g,
         }
     }
