@@ -93,8 +93,27 @@ impl SyntheticReader {
                 }
                 ArrivalSpec::Fixed { interarrival_ns } => interarrival_ns,
                 ArrivalSpec::ClosedLoop { .. } => 0,
+                ArrivalSpec::OnOff {
+                    on_interarrival_ns, ..
+                } => {
+                    let u = unit_f64(&mut self.arrival_rng);
+                    (-on_interarrival_ns * (1.0 - u).ln()).round() as u64
+                }
             };
             self.time_ns = self.time_ns.saturating_add(gap);
+            if let ArrivalSpec::OnOff {
+                on_duration_ns,
+                off_duration_ns,
+                ..
+            } = self.spec.arrival
+            {
+                // Time spent in OFF periods is skipped: the ON clock runs only while ON.
+                let period = on_duration_ns + off_duration_ns;
+                let into = self.time_ns % period;
+                if into >= on_duration_ns {
+                    self.time_ns += period - into;
+                }
+            }
         }
         self.emitted += 1;
         let op = if unit_f64(&mut self.op_rng) < self.spec.read_fraction {
@@ -248,6 +267,25 @@ enum AddressSampler {
         cursors: Vec<u64>,
         turn: usize,
     },
+    HotUnits {
+        span: u64,
+        align: u64,
+        unit: u64,
+        units: u64,
+        hot_units: u64,
+        /// Pieces per unit (whole rounds of `units` pieces in the span).
+        rounds: u64,
+        hot_share: f64,
+    },
+    Runs {
+        span: u64,
+        align: u64,
+        slots: u64,
+        /// Probability that a request ends its run (1 / mean run length).
+        end_run: f64,
+        /// Where the next request of the current run starts (`None`: start a new run).
+        next: Option<u64>,
+    },
     Mix {
         pick: Weighted,
         parts: Vec<AddressSampler>,
@@ -303,6 +341,33 @@ impl AddressSampler {
                 cursors: vec![0; *streams as usize],
                 turn: 0,
             },
+            AddressSpec::HotUnits {
+                span_bytes,
+                align_bytes,
+                unit_bytes,
+                units,
+                hot_units,
+                hot_fraction_of_accesses,
+            } => AddressSampler::HotUnits {
+                span: *span_bytes,
+                align: *align_bytes,
+                unit: *unit_bytes,
+                units: u64::from(*units),
+                hot_units: u64::from(*hot_units),
+                rounds: span_bytes / unit_bytes / u64::from(*units),
+                hot_share: *hot_fraction_of_accesses,
+            },
+            AddressSpec::Runs {
+                span_bytes,
+                align_bytes,
+                mean_run_requests,
+            } => AddressSampler::Runs {
+                span: *span_bytes,
+                align: *align_bytes,
+                slots: span_bytes / align_bytes,
+                end_run: 1.0 / mean_run_requests,
+                next: None,
+            },
             AddressSpec::Mix { components } => AddressSampler::Mix {
                 pick: Weighted::new(components.iter().map(|c| c.weight)),
                 parts: components
@@ -349,6 +414,39 @@ impl AddressSampler {
                 }
                 let offset = stream as u64 * *region + *cursor;
                 *cursor += size;
+                offset
+            }
+            AddressSampler::HotUnits {
+                span,
+                align,
+                unit,
+                units,
+                hot_units,
+                rounds,
+                hot_share,
+            } => {
+                let u = if unit_f64(rng) < *hot_share {
+                    below(rng, *hot_units)
+                } else {
+                    *hot_units + below(rng, *units - *hot_units)
+                };
+                let piece = below(rng, *rounds) * *units + u;
+                let within = below(rng, *unit / *align) * *align;
+                fit(piece * *unit + within, size, *span, *align)
+            }
+            AddressSampler::Runs {
+                span,
+                align,
+                slots,
+                end_run,
+                next,
+            } => {
+                let offset = match *next {
+                    Some(at) if at.saturating_add(size) <= *span => at,
+                    _ => fit(below(rng, *slots) * *align, size, *span, *align),
+                };
+                // Geometric run length: after each request the run ends with this probability.
+                *next = (unit_f64(rng) >= *end_run).then_some(offset + size);
                 offset
             }
             AddressSampler::Mix { pick, parts } => {

@@ -158,6 +158,15 @@ pub enum ArrivalSpec {
     /// No arrival times: every record carries time 0, and a closed-loop replay keeps
     /// `queue_depth_requests` requests outstanding, issuing the next one when one completes.
     ClosedLoop { queue_depth_requests: u32 },
+    /// Bursts: Poisson arrivals with mean gap `on_interarrival_ns` during ON periods of
+    /// `on_duration_ns`, none during the OFF periods of `off_duration_ns` between them (an
+    /// arrival that would fall in an OFF period moves past it). The peak-to-mean arrival rate
+    /// is (on + off) / on.
+    OnOff {
+        on_interarrival_ns: f64,
+        on_duration_ns: u64,
+        off_duration_ns: u64,
+    },
 }
 
 /// How many bytes a request moves.
@@ -206,6 +215,29 @@ pub enum AddressSpec {
     /// turn; each request starts where the stream's previous one ended, wrapping to the start
     /// of the region when the next request would not fit.
     Sequential { span_bytes: u64, streams: u32 },
+    /// Skew over the SSD's parallel units: the span is cut into `unit_bytes` pieces dealt to
+    /// `units` units in turn (piece i to unit i mod `units`, as a static page-striped
+    /// allocation deals pages to channels or chips), and the first `hot_units` units receive
+    /// `hot_fraction_of_accesses` of the requests; within the hot (cold) units, every
+    /// `align_bytes` slot is equally likely.
+    HotUnits {
+        span_bytes: u64,
+        #[serde(default = "default_align")]
+        align_bytes: u64,
+        unit_bytes: u64,
+        units: u32,
+        hot_units: u32,
+        hot_fraction_of_accesses: f64,
+    },
+    /// Sequential runs: a run starts at a uniformly chosen `align_bytes` slot and each next
+    /// request starts where the previous one ended; a run's length in requests is geometric
+    /// with mean `mean_run_requests` (>= 1; 1 = no run, every request random).
+    Runs {
+        span_bytes: u64,
+        #[serde(default = "default_align")]
+        align_bytes: u64,
+        mean_run_requests: f64,
+    },
     /// Each request picks one component with probability proportional to its weight.
     Mix { components: Vec<MixComponent> },
 }
@@ -269,6 +301,25 @@ impl SyntheticSpec {
                 }
             }
             ArrivalSpec::Fixed { .. } => {}
+            ArrivalSpec::OnOff {
+                on_interarrival_ns,
+                on_duration_ns,
+                off_duration_ns,
+            } => {
+                if !(on_interarrival_ns.is_finite() && *on_interarrival_ns >= 0.0) {
+                    return Err(format!(
+                        "arrival.on_interarrival_ns must be a non-negative number, got {on_interarrival_ns}"
+                    ));
+                }
+                if *on_duration_ns == 0 {
+                    return Err("arrival.on_duration_ns must be at least 1".into());
+                }
+                if on_duration_ns.saturating_add(*off_duration_ns) > 1 << 50 {
+                    return Err(
+                        "arrival.on_duration_ns + off_duration_ns must be at most 2^50 ns".into(),
+                    );
+                }
+            }
             ArrivalSpec::ClosedLoop {
                 queue_depth_requests,
             } => {
@@ -499,6 +550,52 @@ impl AddressSpec {
                 if region == 0 || region < max_size {
                     return Err(format!(
                         "{key}.span_bytes ({span_bytes}) split into {streams} streams gives regions of {region} bytes; each must hold the largest request ({max_size} bytes)"
+                    ));
+                }
+                Ok(())
+            }
+            AddressSpec::HotUnits {
+                span_bytes,
+                align_bytes,
+                unit_bytes,
+                units,
+                hot_units,
+                hot_fraction_of_accesses,
+            } => {
+                span_and_align(*span_bytes, *align_bytes)?;
+                if *unit_bytes == 0 || unit_bytes % align_bytes != 0 {
+                    return Err(format!(
+                        "{key}.unit_bytes ({unit_bytes}) must be a positive multiple of {key}.align_bytes ({align_bytes})"
+                    ));
+                }
+                if *units < 2 || *hot_units == 0 || hot_units >= units {
+                    return Err(format!(
+                        "{key}: need 0 < hot_units < units and units >= 2 (got hot_units {hot_units}, units {units})"
+                    ));
+                }
+                let rounds = span_bytes / unit_bytes / u64::from(*units);
+                if rounds == 0 {
+                    return Err(format!(
+                        "{key}.span_bytes ({span_bytes}) must hold at least one unit_bytes piece per unit ({} bytes)",
+                        unit_bytes.saturating_mul(u64::from(*units))
+                    ));
+                }
+                if !(0.0..=1.0).contains(hot_fraction_of_accesses) {
+                    return Err(format!(
+                        "{key}.hot_fraction_of_accesses must be in [0, 1], got {hot_fraction_of_accesses}"
+                    ));
+                }
+                Ok(())
+            }
+            AddressSpec::Runs {
+                span_bytes,
+                align_bytes,
+                mean_run_requests,
+            } => {
+                span_and_align(*span_bytes, *align_bytes)?;
+                if !(mean_run_requests.is_finite() && *mean_run_requests >= 1.0) {
+                    return Err(format!(
+                        "{key}.mean_run_requests must be a number >= 1, got {mean_run_requests}"
                     ));
                 }
                 Ok(())
