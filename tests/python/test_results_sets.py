@@ -73,7 +73,11 @@ def test_results_options_are_checked_before_anything_is_written(
     assert not (tmp_path / "out").exists()
 
 
-def test_cli_options_need_results(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+def test_cli_options_need_results(
+    tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # main() would leave its SIGINT/SIGTERM handlers in this process.
+    monkeypatch.setattr(flashlane.reproduce.__main__, "install_signal_handlers", lambda: None)
     main = flashlane.reproduce.__main__.main
     with pytest.raises(SystemExit) as stop:
         main(["piq", "--platforms", "ssdsim", "--out", str(tmp_path / "a")])

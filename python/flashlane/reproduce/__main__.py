@@ -113,7 +113,10 @@ def main(argv: list[str] | None = None) -> int:
         + ("-results" if args.results else "")
         + ("-quick" if args.quick else "")
     )
-    command = " ".join(["flashlane reproduce", *(argv if argv is not None else sys.argv[1:])])
+    # The command that makes these results: --reuse and --render-only change only what runs.
+    given_argv = argv if argv is not None else sys.argv[1:]
+    shown = [a for a in given_argv if a not in ("--reuse", "--render-only")]
+    command = " ".join(["flashlane reproduce", *shown])
     install_signal_handlers()
     try:
         result = reproduce(

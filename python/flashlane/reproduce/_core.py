@@ -414,14 +414,15 @@ def run_points(
 
 
 def flatten(summary: dict[str, Any], prefix: str = "") -> dict[str, Any]:
-    """Every number, string and bool of the summary under its dotted path; lists as JSON."""
+    """Every number, string and bool of the summary under its dotted path; lists as JSON (keys
+    sorted: a summary read back from its JSON file flattens to the same text)."""
     flat: dict[str, Any] = {}
     for key, value in summary.items():
         name = f"{prefix}{key}"
         if isinstance(value, dict):
             flat.update(flatten(value, name + "."))
         elif isinstance(value, list):
-            flat[name] = json.dumps(value, separators=(",", ":"))
+            flat[name] = json.dumps(value, separators=(",", ":"), sort_keys=True)
         else:
             flat[name] = value
     return flat
