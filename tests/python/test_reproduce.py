@@ -324,3 +324,43 @@ def test_cli_forwards_and_reports_errors(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "unknown paper 'nope'" in done.stderr
     assert not (tmp_path / "x").exists()
+
+
+def test_render_only_and_reuse_take_the_stored_summaries(
+    quick_all: tuple[Path, dict], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--render-only runs nothing and rewrites the same CSV from the summaries in OUT; --reuse
+    runs only the points whose command is not stored there."""
+    import flashlane.reproduce.sos
+
+    out, _ = quick_all
+    copy = tmp_path / "again"
+    shutil.copytree(out, copy)
+    stored = json.loads(next((copy / "runs" / "sos").glob("*.json")).read_text())
+    ran: list[Point] = []
+
+    def run_points(points: list[Point], **_: object) -> list[dict]:
+        ran.extend(points)
+        return [stored for _ in points]
+
+    monkeypatch.setattr(flashlane.reproduce, "run_points", run_points)
+    before = (copy / "runs" / "sos.csv").read_bytes()
+    reproduce("sos", copy, quick=True, traces=TRACES, render_only=True)
+    assert ran == []
+    assert (copy / "runs" / "sos.csv").read_bytes() == before
+    assert (copy / "sos-fig6.png").is_file()
+
+    first, *others = flashlane.reproduce.sos.points(True)
+    changed = Point(
+        first.paper,
+        first.figure,
+        first.workload,
+        first.configuration,
+        (*first.args, "--seed", "2"),
+        first.tags,
+    )
+    monkeypatch.setattr(flashlane.reproduce.sos, "points", lambda quick: [changed, *others])
+    with pytest.raises(ReproduceError, match=rf"--render-only: 1 of {len(others) + 1} runs"):
+        reproduce("sos", copy, quick=True, traces=TRACES, render_only=True)
+    reproduce("sos", copy, quick=True, traces=TRACES, reuse=True)
+    assert ran == [changed]

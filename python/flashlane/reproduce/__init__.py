@@ -1,25 +1,38 @@
-"""Reproduce the five papers' headline figures: ``flashlane reproduce PAPER`` or
-``python -m flashlane.reproduce PAPER`` or :func:`reproduce`.
+"""Reproduce the five papers' experiments: ``flashlane reproduce PAPER`` or
+``python -m flashlane.reproduce PAPER`` or :func:`reproduce`. The one definition of each
+experiment (``scripts/*_experiment.py`` are thin wrappers of it).
 
-Each paper has a module here (``piq``, ``pass_``, ``vios``, ``sos``, ``venice``) with its
-experiment set (``points(quick)``) and its figures and claims (``figures(runs, quick)``). This
-package runs the points, then writes into the output folder: ``runs.csv`` (one row per run),
-``runs/<paper>/*.json`` (the summaries), ``<paper>-<figure>.png`` and ``.svg``, and
-``report.html``. See docs/reproducing.md.
+Each paper has a module here (``piq``, ``pass_``, ``vios``, ``sos``, ``venice``) with two
+experiment sets, each in a quick and a full size:
+
+* the report set (``points(quick)``) and its figures and claims (``figures(runs, quick)``):
+  ``runs.csv`` (one row per run), ``runs/<paper>/*.json`` (the summaries),
+  ``<paper>-<figure>.png`` and ``.svg``, and ``report.html``;
+* the results set (``results_points(quick, options)``, ``--results``): every platform, variant
+  and sweep behind docs/results/<paper>.md, and that page's Markdown tables
+  (``results_markdown(runs, quick, options, command)``) in ``<paper>.md``, beside the same
+  ``runs.csv`` and summaries. ``RESULTS_OPTIONS`` lists the options a module's results set
+  takes (e.g. PIQ's ``platforms``).
+
+See docs/reproducing.md.
 """
 
 from __future__ import annotations
 
+import csv
 import importlib
+import json
 import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from flashlane.reproduce._core import (
+    Option,
     Point,
     ReproduceError,
     Run,
@@ -84,9 +97,24 @@ def reproduce(
     client: Any = None,
     traces: str | os.PathLike[str] | None = None,
     command: str | None = None,
+    results: bool = False,
+    options: Mapping[str, Any] | None = None,
+    reuse: bool = False,
+    render_only: bool = False,
 ) -> dict[str, Any]:
     """Run one paper's experiment set (or ``"all"``) and write its CSV, summaries, figures and
-    report into `out`. Returns ``{"runs": n, "figures": [...], "verdicts": {...}}``.
+    report into `out`. Returns ``{"runs": n, "figures": [...], "verdicts": {...}, "points":
+    {...}, "tables": [...]}``.
+
+    `results`: run the results set instead (every platform, variant and sweep behind
+    docs/results/PAPER.md) and write that page's Markdown tables into ``out/PAPER.md`` (listed
+    in ``"tables"``) in place of the figures and report; `options` (one paper only) are its
+    module's ``RESULTS_OPTIONS`` by name, e.g. ``{"platforms": ["host_queue"]}`` for PIQ.
+
+    `reuse`: a point whose summary an earlier call left in `out` (``runs/PAPER/*.json``, with
+    the same command in ``runs/PAPER.csv`` and the same spec files) is not run again.
+    `render_only`: run nothing; every summary must be there (e.g. to rewrite the tables after
+    editing their code).
 
     The runs go through :func:`flashlane.sweep.run_points`, the engine of
     :func:`flashlane.sweep`: a local process pool of `jobs` workers (default 2; 1 runs them in
@@ -94,55 +122,147 @@ def reproduce(
     workers must see the traces folder at the same path). The results do not depend on where
     the runs go.
 
-    Everything that can be wrong with the inputs (unknown paper, unwritable `out`, no traces
-    folder, a run the engine cannot take) raises :class:`ReproduceError` before any run
-    starts; a failing run removes the output folder when this call created it."""
+    Everything that can be wrong with the inputs (unknown paper or option, unwritable `out`,
+    no traces folder, a run the engine cannot take) raises :class:`ReproduceError` before any
+    run starts; a failing run removes the output folder when this call created it."""
     names = list(PAPERS) if paper == "all" else [paper]
     modules = [paper_module(name) for name in names]
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        raise ReproduceError(
-            'the figures need matplotlib: pip install "flashlane[reproduce]"'
-        ) from None
+    options = _check_options(paper, modules, results, options)
+    if not results:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise ReproduceError(
+                'the figures need matplotlib: pip install "flashlane[reproduce]"'
+            ) from None
     trace_dir = find_traces(traces)
+    # The sets are built (and their options checked) before anything is written.
+    points = [
+        p
+        for module in modules
+        for p in (module.results_points(quick, options) if results else module.points(quick))
+    ]
+    if render_only and not Path(out).is_dir():
+        raise ReproduceError(f"--render-only: {out} is not the output folder of an earlier run")
     out_dir, created = _prepare_out(Path(out))
     jobs = jobs or min(2, os.cpu_count() or 1)
     command = command or (
-        f"flashlane reproduce {paper}" + (" --quick" if quick else "") + f" --out {out}"
+        f"flashlane reproduce {paper}"
+        + (" --results" if results else "")
+        + (" --quick" if quick else "")
+        + f" --out {out}"
     )
     try:
-        return _reproduce(names, modules, out_dir, quick, jobs, client, trace_dir, command)
+        return _reproduce(
+            names,
+            modules,
+            points,
+            out_dir,
+            quick,
+            jobs,
+            client,
+            trace_dir,
+            command,
+            results,
+            options,
+            reuse=reuse or render_only,
+            render_only=render_only,
+        )
     except BaseException:
         if created:
             shutil.rmtree(out_dir, ignore_errors=True)
         raise
 
 
+def _check_options(
+    paper: str, modules: list[ModuleType], results: bool, options: Mapping[str, Any] | None
+) -> dict[str, Any]:
+    """The options of a results set, checked against its module's RESULTS_OPTIONS."""
+    given = dict(options or {})
+    if results:
+        missing = [m.__name__ for m in modules if not hasattr(m, "results_points")]
+        if missing:
+            raise ReproduceError(f"no results set in {', '.join(missing)}")
+    if not given:
+        return given
+    if not results:
+        raise ReproduceError("options belong to a results set: pass --results")
+    if len(modules) != 1:
+        raise ReproduceError(f"options name one paper's results set, not {paper!r}")
+    known: tuple[Option, ...] = getattr(modules[0], "RESULTS_OPTIONS", ())
+    unknown = sorted(set(given) - {o.name for o in known})
+    if unknown:
+        names = ", ".join(o.name for o in known) or "none"
+        raise ReproduceError(f"{paper}: unknown option {unknown[0]!r} (known: {names})")
+    return given
+
+
+def stored_summaries(out: Path, paper: str, points: list[Point]) -> dict[int, dict[str, Any]]:
+    """Summaries an earlier call left in `out` for `points` (by index): ``runs/PAPER/STEM.json``
+    where ``runs/PAPER.csv`` gives the point's command for its key and ``specs/`` holds the
+    point's spec files unchanged."""
+    listing = out / "runs" / f"{paper}.csv"
+    if not listing.is_file():
+        return {}
+    with listing.open(newline="") as f:
+        commands = {
+            (row["figure"], row["workload"], row["configuration"], row["tags"]): row["command"]
+            for row in csv.DictReader(f)
+        }
+    found = {}
+    for index, point in enumerate(points):
+        tags = ";".join(f"{k}={v}" for k, v in point.tags)
+        if commands.get((point.figure, point.workload, point.configuration, tags)) != (
+            point.command()
+        ):
+            continue
+        if any(
+            not (out / "specs" / name).is_file() or (out / "specs" / name).read_text() != text
+            for name, text in point.files
+        ):
+            continue
+        path = out / "runs" / paper / f"{point.file_stem()}.json"
+        if path.is_file():
+            found[index] = json.loads(path.read_text())
+    return found
+
+
 def _reproduce(
     names: list[str],
     modules: list[ModuleType],
+    points: list[Point],
     out: Path,
     quick: bool,
     jobs: int,
     client: Any,
     traces: Path,
     command: str,
+    results: bool,
+    options: Mapping[str, Any],
+    *,
+    reuse: bool,
+    render_only: bool,
 ) -> dict[str, Any]:
-    from flashlane.reproduce._report import draw, render_html, write_figure_files
-
-    points = [p for module in modules for p in module.points(quick)]
-    update, close = _progress(len(points))
+    stored: dict[int, dict[str, Any]] = {}
+    if reuse:
+        for name in names:
+            indices = [i for i, p in enumerate(points) if p.paper == name]
+            found = stored_summaries(out, name, [points[i] for i in indices])
+            stored.update({indices[i]: summary for i, summary in found.items()})
+    missing = [p for i, p in enumerate(points) if i not in stored]
+    if render_only and missing:
+        raise ReproduceError(
+            f"--render-only: {len(missing)} of {len(points)} runs have no summary in {out} "
+            f"(first: {missing[0].command()})"
+        )
+    update, close = _progress(len(missing))
     try:
-        summaries = run_points(points, traces=traces, jobs=jobs, client=client, progress=update)
+        ran = run_points(missing, traces=traces, jobs=jobs, client=client, progress=update)
     finally:
         close()
+    fresh = iter(ran)
+    summaries = [stored[i] if i in stored else next(fresh) for i in range(len(points))]
     runs = [Run(p, s) for p, s in zip(points, summaries, strict=True)]
-    figures = []
-    for name, module in zip(names, modules, strict=True):
-        figures += module.figures([r for r in runs if r.point.paper == name], quick)
-
-    import json
 
     for run in runs:
         folder = out / "runs" / run.point.paper
@@ -157,6 +277,20 @@ def _reproduce(
     for name in names:
         paper_runs = [r for r in runs if r.point.paper == name]
         (out / "runs" / f"{name}.csv").write_text(runs_csv(paper_runs))
+    if results:
+        tables = []
+        for name, module in zip(names, modules, strict=True):
+            paper_runs = [r for r in runs if r.point.paper == name]
+            path = out / f"{name}.md"
+            path.write_text(module.results_markdown(paper_runs, quick, options, command))
+            tables.append(str(path))
+        return {"runs": len(runs), "figures": [], "verdicts": {}, "points": {}, "tables": tables}
+
+    from flashlane.reproduce._report import draw, render_html, write_figure_files
+
+    figures = []
+    for name, module in zip(names, modules, strict=True):
+        figures += module.figures([r for r in runs if r.point.paper == name], quick)
     pngs = {}
     for figure in figures:
         png, svg = draw(figure)
@@ -171,4 +305,5 @@ def _reproduce(
         "figures": [f"{f.paper}-{f.id}" for f in figures],
         "verdicts": verdicts,
         "points": {f"{f.paper}-{f.id}": len(f.points) for f in figures},
+        "tables": [],
     }

@@ -1,4 +1,5 @@
-"""``python -m flashlane.reproduce PAPER [--quick] [--out DIR] [--jobs N] [--traces DIR]``."""
+"""``python -m flashlane.reproduce PAPER [--quick] [--results [OPTIONS]] [--out DIR] [--jobs N]
+[--traces DIR] [--reuse | --render-only]``."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import signal
 import sys
 from types import FrameType
 
-from flashlane.reproduce import PAPERS, ReproduceError, reproduce
+from flashlane.reproduce import PAPERS, ReproduceError, paper_module, reproduce
 
 
 def _stop(signum: int, _frame: FrameType | None) -> None:
@@ -27,22 +28,95 @@ def install_signal_handlers() -> None:
     signal.signal(signal.SIGINT, _stop)
 
 
+def _paper_of(argv: list[str] | None) -> str | None:
+    """The PAPER argument, read before the full parser exists (its options depend on it): the
+    first argument that names a paper, not counting the values of --out, --jobs, --traces."""
+    pre = argparse.ArgumentParser(add_help=False)
+    for flag in ("--out", "--jobs", "--traces"):
+        pre.add_argument(flag)
+    _, rest = pre.parse_known_args(argv)
+    return next((a for a in rest if a in PAPERS or a == "all"), None)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="flashlane reproduce",
         description="Run a paper's experiment set and write runs.csv, the JSON summaries, "
-        "one PNG+SVG per paper figure and report.html.",
+        "one PNG+SVG per paper figure and report.html; with --results, the set behind "
+        "docs/results/PAPER.md and its Markdown tables (PAPER.md).",
     )
-    parser.add_argument("paper", help=f"one of: {', '.join([*PAPERS, 'all'])}")
+    parser.add_argument(
+        "paper",
+        help=f"one of: {', '.join([*PAPERS, 'all'])} (`PAPER --help` adds the options of its "
+        "results set)",
+    )
     parser.add_argument("--quick", action="store_true", help="the reduced set the tests run")
-    parser.add_argument("--out", default=None, help="output folder (default out/reproduce-PAPER)")
+    parser.add_argument(
+        "--results",
+        action="store_true",
+        help="the results set: every platform, variant and sweep behind docs/results/PAPER.md; "
+        "writes its Markdown tables (OUT/PAPER.md) instead of the figures and report",
+    )
+    parser.add_argument(
+        "--out",
+        default=None,
+        help="output folder (default out/reproduce-PAPER[-results][-quick])",
+    )
     parser.add_argument("--jobs", type=int, default=None, help="runs at once (default 2)")
     parser.add_argument("--traces", default=None, help="the repository's traces/ folder")
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="do not rerun a point whose summary (same command) an earlier run left in --out",
+    )
+    parser.add_argument(
+        "--render-only",
+        action="store_true",
+        help="run nothing: rewrite the tables (or figures) from the summaries in --out",
+    )
+    paper = _paper_of(argv)
+    options = []
+    if paper in PAPERS:
+        options = list(getattr(paper_module(paper), "RESULTS_OPTIONS", ()))
+    if options:
+        group = parser.add_argument_group(f"options of the {paper} results set (with --results)")
+        for option in options:
+            if option.parse is None:
+                group.add_argument(
+                    option.flag(),
+                    dest=f"option_{option.name}",
+                    action="store_true",
+                    default=None,
+                    help=option.help,
+                )
+            else:
+                group.add_argument(
+                    option.flag(),
+                    dest=f"option_{option.name}",
+                    type=option.parse,
+                    default=None,
+                    help=option.help,
+                    metavar="VALUE",
+                )
     args = parser.parse_args(argv)
     if args.jobs is not None and args.jobs < 1:
         parser.error("--jobs must be at least 1")
-    out = args.out or f"out/reproduce-{args.paper}" + ("-quick" if args.quick else "")
-    command = " ".join(["flashlane reproduce", *(argv if argv is not None else sys.argv[1:])])
+    given = {
+        o.name: getattr(args, f"option_{o.name}")
+        for o in options
+        if getattr(args, f"option_{o.name}") is not None
+    }
+    if given and not args.results:
+        parser.error(f"{next(o.flag() for o in options if o.name in given)} needs --results")
+    out = args.out or (
+        f"out/reproduce-{args.paper}"
+        + ("-results" if args.results else "")
+        + ("-quick" if args.quick else "")
+    )
+    # The command that makes these results: --reuse and --render-only change only what runs.
+    given_argv = argv if argv is not None else sys.argv[1:]
+    shown = [a for a in given_argv if a not in ("--reuse", "--render-only")]
+    command = " ".join(["flashlane reproduce", *shown])
     install_signal_handlers()
     try:
         result = reproduce(
@@ -52,6 +126,10 @@ def main(argv: list[str] | None = None) -> int:
             jobs=args.jobs,
             traces=args.traces,
             command=command,
+            results=args.results,
+            options=given,
+            reuse=args.reuse,
+            render_only=args.render_only,
         )
     except ReproduceError as e:
         print(f"error: {e}", file=sys.stderr)
@@ -59,7 +137,10 @@ def main(argv: list[str] | None = None) -> int:
     for figure, verdicts in result["verdicts"].items():
         for text, verdict in verdicts:
             print(f"{figure}: {verdict:9} {text}")
-    print(f"{result['runs']} runs; report: {out}/report.html")
+    if result["tables"]:
+        print(f"{result['runs']} runs; tables: {', '.join(result['tables'])}")
+    else:
+        print(f"{result['runs']} runs; report: {out}/report.html")
     return 0
 
 

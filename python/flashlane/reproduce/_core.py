@@ -75,6 +75,44 @@ class Run:
 
 
 @dataclass(frozen=True)
+class Option:
+    """One option of a paper's results set (``RESULTS_OPTIONS`` of its module): the keyword
+    ``NAME`` of ``reproduce(..., options={NAME: value})`` and ``--NAME`` on the command line
+    (underscores written as dashes). `parse` reads the command line's text into the value; an
+    option without `parse` is a switch (``--NAME`` sets it True). Unset options are absent
+    from the mapping the module gets (its own default applies, which may differ with --quick).
+    """
+
+    name: str
+    help: str
+    parse: Callable[[str], Any] | None = None
+
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+
+def comma_list(text: str) -> list[str]:
+    """``a,b,c`` -> ``["a", "b", "c"]`` (an option's value)."""
+    return [part for part in text.split(",") if part]
+
+
+def comma_ints(text: str) -> list[int]:
+    """``6000,12000`` -> ``[6000, 12000]`` (an option's value)."""
+    return [int(part) for part in comma_list(text)]
+
+
+def choose(option: str, given: Sequence[str] | None, known: Sequence[str], default) -> list[str]:
+    """The values of a list option: `default` when unset, else `given`, each checked against
+    `known` (a ReproduceError names the unknown one before any run starts)."""
+    if given is None:
+        return list(default)
+    for value in given:
+        if value not in known:
+            raise ReproduceError(f"{option}: unknown value {value!r} (known: {', '.join(known)})")
+    return list(given)
+
+
+@dataclass(frozen=True)
 class Claim:
     """One number the paper states, beside ours.
 
@@ -376,14 +414,15 @@ def run_points(
 
 
 def flatten(summary: dict[str, Any], prefix: str = "") -> dict[str, Any]:
-    """Every number, string and bool of the summary under its dotted path; lists as JSON."""
+    """Every number, string and bool of the summary under its dotted path; lists as JSON (keys
+    sorted: a summary read back from its JSON file flattens to the same text)."""
     flat: dict[str, Any] = {}
     for key, value in summary.items():
         name = f"{prefix}{key}"
         if isinstance(value, dict):
             flat.update(flatten(value, name + "."))
         elif isinstance(value, list):
-            flat[name] = json.dumps(value, separators=(",", ":"))
+            flat[name] = json.dumps(value, separators=(",", ":"), sort_keys=True)
         else:
             flat[name] = value
     return flat

@@ -1,6 +1,7 @@
 """PIQ (Parallel Issue Queuing): Figures 8(a), 8(b), 11 and 12 on the paper's platform.
 
-The experiment set (also used by ``scripts/piq_experiment.py``). The main platform, ``ssdsim``,
+The experiment sets (``scripts/piq_experiment.py`` is a wrapper of the results set). The main
+platform, ``ssdsim``,
 is the ``ssdsim-platform`` preset: the paper's 8 x 8 MLC SSD with SSDsim's request path as the
 public SSDsim fork with PIQ runs it (request queue of 64, hand-over at device events, reads first
 per chip, write acknowledged at data transfer, read-modify-write), warmed up full. NOOP there is
@@ -16,7 +17,24 @@ synthetic stand-ins of the paper's Table I.
 
 from __future__ import annotations
 
-from flashlane.reproduce._core import Claim, Figure, Point, Run, get, mean, percent_change, ratio
+import io
+import statistics
+from collections.abc import Mapping
+from typing import Any
+
+from flashlane.reproduce._core import (
+    Claim,
+    Figure,
+    Option,
+    Point,
+    Run,
+    choose,
+    comma_list,
+    get,
+    mean,
+    percent_change,
+    ratio,
+)
 
 PAPER = "piq"
 TITLE = "PIQ: Parallel Issue Queuing for conflict-free reads and writes"
@@ -91,8 +109,8 @@ SWEEP_SCHEMES = ["noop", "piq", "piq_cycles"]
 SWEEP_WORKLOADS = ["tpcc-small.mqsim", "msnfs-30s.msr.csv.gz", "piq_r346001_w153995"]
 QUICK_SWEEP_WORKLOADS = ["piq_r484454_w15445"]
 
-# `flashlane reproduce piq --quick` runs the main platform and one stand-in only (the script's
-# --quick keeps every platform and whole traces).
+# `flashlane reproduce piq --quick` runs the main platform and one stand-in only (the results
+# set's --quick keeps every platform and whole traces).
 FIGURE8_SCHEMES = ["rws", "piq_r", "piq_w", "piq"]
 MAIN_PLATFORM = "ssdsim"
 
@@ -133,6 +151,19 @@ def run_args(
     return args
 
 
+def _point(
+    figure: str, platform: str, workload: str, scheme: str, queue: int, quick: bool
+) -> Point:
+    return Point(
+        PAPER,
+        figure,
+        workload,
+        f"{platform}/{scheme}",
+        tuple(run_args(platform, workload, scheme, queue, quick)),
+        (("queue_length_requests", queue),),
+    )
+
+
 def points(quick: bool) -> list[Point]:
     if quick:
         platforms = [MAIN_PLATFORM]
@@ -142,33 +173,21 @@ def points(quick: bool) -> list[Point]:
         sweep_workloads, queues = QUICK_SWEEP_WORKLOADS, [1, 64]
     else:
         # The main platform and the paper's five schemes: the shared-queue reading and the
-        # batch-cycle variants are in scripts/piq_experiment.py (docs/results/piq.md).
+        # batch-cycle variants are in the results set (docs/results/piq.md).
         platforms = [MAIN_PLATFORM]
         workloads = [t for t, _ in TRACES] + STAND_INS
         schemes = ["noop", "noop_d", *FIGURE8_SCHEMES]
         sweep_workloads, queues = SWEEP_WORKLOADS, QUEUE_LENGTHS
     result = []
-
-    def point(figure: str, platform: str, workload: str, scheme: str, queue: int) -> Point:
-        args = run_args(platform, workload, scheme, queue, quick)
-        return Point(
-            PAPER,
-            figure,
-            workload,
-            f"{platform}/{scheme}",
-            tuple(args),
-            (("queue_length_requests", queue),),
-        )
-
     for platform in platforms:
         for workload in workloads:
             for scheme in schemes:
                 if scheme in PLATFORM_SCHEMES[platform]:
-                    result.append(point("fig8", platform, workload, scheme, 64))
+                    result.append(_point("fig8", platform, workload, scheme, 64, quick))
         for workload in sweep_workloads:
             for scheme in ["noop", "piq"]:
                 for queue in queues:
-                    result.append(point("fig11", platform, workload, scheme, queue))
+                    result.append(_point("fig11", platform, workload, scheme, queue, quick))
     return result
 
 
@@ -366,3 +385,175 @@ def figures(runs: list[Run], quick: bool) -> list[Figure]:
         )
     )
     return figs
+
+
+# --- the results set: docs/results/piq.md ----------------------------------------------------
+
+RESULTS_OPTIONS = (
+    Option(
+        "platforms",
+        f"comma-separated, of {', '.join(PLATFORMS)} (default: all)",
+        comma_list,
+    ),
+)
+
+
+def results_points(quick: bool, options: Mapping[str, Any]) -> list[Point]:
+    """Every platform's schemes (PLATFORM_SCHEMES) at queue 64 on every trace and Table I
+    stand-in (``--quick``: two of each, short stand-in runs), and Figure 11's queue-length
+    sweep of SWEEP_SCHEMES on a subset."""
+    platforms = choose("platforms", options.get("platforms"), list(PLATFORMS), PLATFORMS)
+    traces = [t for t, _ in (QUICK_TRACES if quick else TRACES)]
+    stand_ins = QUICK_STAND_INS if quick else STAND_INS
+    workloads = traces + stand_ins
+    if quick:
+        sweep_workloads, queue_lengths = QUICK_SWEEP_WORKLOADS, QUICK_QUEUE_LENGTHS
+    else:
+        sweep_workloads, queue_lengths = SWEEP_WORKLOADS, QUEUE_LENGTHS
+    result = [
+        _point("fig8", p, w, s, 64, quick)
+        for p in platforms
+        for w in workloads
+        for s in PLATFORM_SCHEMES[p]
+    ]
+    result += [
+        _point("fig11", p, w, s, q, quick)
+        for p in platforms
+        for w in sweep_workloads
+        for s in SWEEP_SCHEMES
+        if s in PLATFORM_SCHEMES[p]
+        for q in queue_lengths
+        if q != 64
+    ]
+    return result
+
+
+def _record(run: Run) -> dict:
+    """The figures the tables use, from one run's summary."""
+    s = run.summary
+    platform, scheme = run.point.configuration.split("/")
+    return {
+        "platform": platform,
+        "workload": run.point.workload,
+        "scheme": scheme,
+        "queue_length_requests": run.point.tag("queue_length_requests"),
+        "read_latency_us": s["latency_us"]["read"]["mean"],
+        "write_latency_us": s["latency_us"]["write"]["mean"],
+        "read_conflicts": s["conflicts"]["read"],
+        "write_conflicts": s["conflicts"]["write"],
+        "read_chip_wait_us": s["conflicts"]["read_chip_wait_us"],
+        "write_chip_wait_us": s["conflicts"]["write_chip_wait_us"],
+        "host_queue_wait_us": s["time_split_us"]["host_queue"],
+        "chip_utilization": s["chips"]["utilization"],
+        "iops": s["throughput"]["iops"],
+        "reads_prioritized_share": s["host_scheduler"]["reads_prioritized_share"],
+    }
+
+
+def _ratio(a: float, b: float) -> float | None:
+    return a / b if b > 0 else None
+
+
+def _fmt(x: float | None) -> str:
+    return "-" if x is None else f"{x:.3f}"
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{(x - 1) * 100:+.1f} %"
+
+
+def results_markdown(runs: list[Run], quick: bool, options: Mapping[str, Any], command: str) -> str:
+    """Per platform: every scheme normalized to NOOP, the means of per-workload ratios over
+    the traces and over the stand-ins, and Figure 11's sweep (docs/results/piq.md, "Full
+    tables of the earlier platforms")."""
+    records = [_record(r) for r in runs]
+    index = {
+        (r["platform"], r["workload"], r["scheme"], r["queue_length_requests"]): r for r in records
+    }
+    platforms = list(dict.fromkeys(r["platform"] for r in records))
+    traces = [t for t, _ in (QUICK_TRACES if quick else TRACES)]
+    stand_ins = QUICK_STAND_INS if quick else STAND_INS
+    sweep_workloads = QUICK_SWEEP_WORKLOADS if quick else SWEEP_WORKLOADS
+    queue_lengths = QUICK_QUEUE_LENGTHS if quick else QUEUE_LENGTHS
+    out = io.StringIO()
+
+    def emit(*parts: object) -> None:
+        print(*parts, file=out)
+
+    emit(f"# PIQ: the results set's tables\n\nGenerated by `{command}`.")
+    for platform in platforms:
+        _figure8_table(emit, index, platform, traces + stand_ins)
+        _averages_table(emit, index, platform, traces, "shipped traces")
+        _averages_table(emit, index, platform, stand_ins, "Table I stand-ins (synthetic)")
+        _sweep_table(emit, index, platform, sweep_workloads, queue_lengths)
+    return out.getvalue()
+
+
+def _figure8_table(emit, index: dict, platform: str, workloads: list[str]) -> None:
+    emit(f"\n### Platform `{platform}`: each scheme normalized to NOOP (queue 64)\n")
+    emit(
+        "| workload | scheme | read lat | write lat | read chip wait | write chip wait "
+        "| host wait us | chip util | IOPS | read confl | write confl | reads prio % "
+        "| read us | write us |"
+    )
+    emit("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for w in workloads:
+        noop = index[(platform, w, "noop", 64)]
+        for scheme in PLATFORM_SCHEMES[platform]:
+            r = index[(platform, w, scheme, 64)]
+            emit(
+                f"| {w} | {scheme} "
+                f"| {_fmt(_ratio(r['read_latency_us'], noop['read_latency_us']))} "
+                f"| {_fmt(_ratio(r['write_latency_us'], noop['write_latency_us']))} "
+                f"| {_fmt(_ratio(r['read_chip_wait_us'], noop['read_chip_wait_us']))} "
+                f"| {_fmt(_ratio(r['write_chip_wait_us'], noop['write_chip_wait_us']))} "
+                f"| {r['host_queue_wait_us']:.1f} "
+                f"| {_fmt(_ratio(r['chip_utilization'], noop['chip_utilization']))} "
+                f"| {_fmt(_ratio(r['iops'], noop['iops']))} "
+                f"| {r['read_conflicts']} | {r['write_conflicts']} "
+                f"| {100 * r['reads_prioritized_share']:.1f} "
+                f"| {r['read_latency_us']:.1f} | {r['write_latency_us']:.1f} |"
+            )
+
+
+def _averages_table(emit, index: dict, platform: str, workloads: list[str], group: str) -> None:
+    """Mean over workloads of per-workload ratios (the paper's "on average")."""
+    emit(f"\n### Platform `{platform}`, {group}: mean of per-workload ratios\n")
+    emit(
+        "| scheme | read lat vs NOOP | write lat vs NOOP | read lat vs RWS | write lat vs RWS "
+        "| chip util vs RWS | IOPS vs NOOP |"
+    )
+    emit("|---|---|---|---|---|---|---|")
+
+    def avg(scheme: str, field: str, ref: str) -> float | None:
+        values = [
+            _ratio(index[(platform, w, scheme, 64)][field], index[(platform, w, ref, 64)][field])
+            for w in workloads
+        ]
+        values = [v for v in values if v is not None]
+        return statistics.mean(values) if values else None
+
+    for scheme in PLATFORM_SCHEMES[platform]:
+        emit(
+            f"| {scheme} | {_pct(avg(scheme, 'read_latency_us', 'noop'))} "
+            f"| {_pct(avg(scheme, 'write_latency_us', 'noop'))} "
+            f"| {_pct(avg(scheme, 'read_latency_us', 'rws'))} "
+            f"| {_pct(avg(scheme, 'write_latency_us', 'rws'))} "
+            f"| {_pct(avg(scheme, 'chip_utilization', 'rws'))} "
+            f"| {_pct(avg(scheme, 'iops', 'noop'))} |"
+        )
+
+
+def _sweep_table(
+    emit, index: dict, platform: str, workloads: list[str], queue_lengths: list[int]
+) -> None:
+    emit(f"\n### Figure 11, platform `{platform}`: mean latency (us) by queue length\n")
+    emit("| workload | scheme | " + " | ".join(f"q={q} rd / wr" for q in queue_lengths) + " |")
+    emit("|---|---|" + "---|" * len(queue_lengths))
+    for w in workloads:
+        for scheme in [s for s in SWEEP_SCHEMES if s in PLATFORM_SCHEMES[platform]]:
+            cells = []
+            for q in queue_lengths:
+                r = index[(platform, w, scheme, q)]
+                cells.append(f"{r['read_latency_us']:.0f} / {r['write_latency_us']:.0f}")
+            emit(f"| {w} | {scheme} | " + " | ".join(cells) + " |")

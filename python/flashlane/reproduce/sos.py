@@ -1,14 +1,20 @@
 """SOS (Software-based Out-of-order Scheduling): Fig. 6, Table I and Fig. 7 on ``sos-4x4``.
 
-The experiment set (also used by ``scripts/sos_experiment.py``): the shipped Financial1 and
+The experiment sets (``scripts/sos_experiment.py`` is a wrapper of the results set): the shipped
+Financial1 and
 WebSearch traces (open loop at trace times, addresses remapped densely: the traces span more
 than the 7.4 GiB drive) and labelled synthetic stand-ins for the paper's other workloads
 (Bonnie++, Postmark, Financial2: ``flashlane gen --list``, readings in docs/workloads.md), once
-per device scheduler: IOS, HOS, SOS(QSL), SOS(WHM), SOS. The full set adds a load sweep and a
-write-buffer sweep on Financial1.
+per device scheduler: IOS, HOS, SOS(QSL), SOS(WHM), SOS. The full report set adds a load sweep,
+a write-buffer sweep and the chip-count sweep; the results set (``--results``) is the tables of
+docs/results/sos.md: the main set with and without a 1 MiB write buffer, and the three sweeps
+(fewer points and the first 3000 requests with ``--quick``).
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
 
 from flashlane.reproduce._core import Claim, Figure, Point, Run, get, percent_change, ratio
 
@@ -383,3 +389,251 @@ def _sweep_figures(runs: list[Run]) -> list[Figure]:
 
 def _percent(fraction: float | None) -> float | None:
     return None if fraction is None else 100.0 * fraction
+
+
+# --- the results set: docs/results/sos.md ----------------------------------------------------
+
+#: The main set's write buffers: none, and 1 MiB (512 pages of 2 KiB: our choice, the paper
+#: gives no size; flushing starts above half full).
+MAIN_BUFFERS = (0, 1 << 20)
+QUICK_LOADS = (1, 64, 1024)
+QUICK_DEPTHS = (1, 32)
+QUICK_BUFFERS = (0, 1 << 20, 16 << 20)
+#: The chip-count sweep's workloads and schedulers (Fig. 7).
+CHIP_WORKLOADS = ("Financial1", "Postmark")
+CHIP_CONFIGS = ("HOS", "SOS(QSL)")
+RESULTS_OPTIONS = ()
+
+
+def results_points(quick: bool, options: Mapping[str, Any]) -> list[Point]:
+    """Four sets over every workload and scheduler: ``main`` (trace-time load, without and
+    behind a 1 MiB write buffer), ``load`` (open-loop workloads at trace time / load, the
+    closed-loop stand-ins at each depth), ``buffer`` (each write-buffer size, open-loop
+    workloads at BUFFER_SWEEP_LOAD) and ``chips`` (Fig. 7: HOS and SOS(QSL) on 1 to 16
+    chips). --quick: the first QUICK_REQUESTS requests, fewer sweep points."""
+    limit = QUICK_REQUESTS if quick else None
+    loads = QUICK_LOADS if quick else LOAD_FACTORS
+    depths = QUICK_DEPTHS if quick else BENCHMARK_DEPTHS
+    buffers = QUICK_BUFFERS if quick else BUFFER_SIZES_BYTES
+    pts = []
+
+    def add(figure: str, workload: str, tags: tuple, extra: tuple[str, ...], configs) -> None:
+        for config in configs:
+            args = run_args(workload, config, limit, extra=extra)
+            pts.append(Point(PAPER, figure, workload, config, tuple(args), tags))
+
+    for w in WORKLOADS:
+        for b in MAIN_BUFFERS:
+            extra = ("--set", f"device.write_buffer_bytes={b}")
+            add("main", w, (("write_buffer_bytes", b),), extra, CONFIGS)
+        for load in depths if closed_loop(w) else loads:
+            kind = "closed_loop_requests" if closed_loop(w) else "load"
+            add("load", w, ((kind, load),), load_args(w, load), CONFIGS)
+        for b in buffers:
+            extra = ("--set", f"device.write_buffer_bytes={b}")
+            if not closed_loop(w):
+                extra += load_args(w, BUFFER_SWEEP_LOAD)
+            add("buffer", w, (("write_buffer_bytes", b),), extra, CONFIGS)
+    for w in CHIP_WORKLOADS:
+        load = () if closed_loop(w) else load_args(w, CHIP_SWEEP_LOAD)
+        for buses, ways in CHIP_GEOMETRIES:
+            extra = (*chip_args(buses, ways), *load)
+            add("chips", w, (("chips", buses * ways),), extra, CHIP_CONFIGS)
+    return pts
+
+
+def _row(run: Run) -> dict:
+    """One run's figures as the tables show them (rounded as they print)."""
+    s = run.summary
+    buffer = s.get("write_buffer") or {}
+    return {
+        "workload": run.point.workload,
+        "scheduler": run.point.configuration,
+        **dict(run.point.tags),
+        "mean_response_us": round(s["latency_us"]["all"]["mean"], 1),
+        "write_hit_ratio": round(s["device"]["write_hit_ratio"], 4),
+        "moved_writes": s["device"]["moved_writes"],
+        "idle_fraction_mean": round(s["device"]["idle_fraction_mean"], 4),
+        "queue_length_mean": round(s["device"]["queue_length_mean"], 3),
+        "buffer_write_hit_ratio": round(buffer.get("write_hit_ratio", 0.0), 4),
+        "buffer_full_waits": buffer.get("full_waits", 0),
+        "flash_programs": s["flash"]["programs"],
+    }
+
+
+def _share(fraction: float) -> str:
+    """A ratio as the tables print it: ``0`` when zero, else a percentage."""
+    return "0" if fraction == 0 else f"{100 * fraction:.2f} %"
+
+
+def _idle(fraction: float) -> str:
+    return f"{100 * fraction:.2f} %"
+
+
+def _change(value: float, base: float) -> str:
+    """``value`` against ``base`` in percent, from the rounded response times."""
+    return f"{round(100 * (value / base - 1), 1):+.1f} %" if base else ""
+
+
+def _normalized(value: float, base: float) -> str:
+    return str(round(value / base, 3)) if base else ""
+
+
+def _load_label(workload: str, load: float) -> str:
+    return f"depth {load}" if closed_loop(workload) else f"{load}x"
+
+
+def _buffer_label(size: int) -> str:
+    if size == 0:
+        return "none"
+    return f"{size >> 20} MiB" if size >= 1 << 20 else f"{size >> 10} KiB"
+
+
+def results_markdown(runs: list[Run], quick: bool, options: Mapping[str, Any], command: str) -> str:
+    """The tables of docs/results/sos.md: the main set without and behind a 1 MiB write
+    buffer, the load sweep, the write-buffer sweep and the chip-count sweep. "vs HOS" and
+    "normalized to IOS" compare with the same workload at the same swept value; response times
+    are in us."""
+    rows = [(r.point.figure, _row(r)) for r in runs]
+
+    def pick(figure: str, **match: Any) -> dict[str, dict]:
+        """Scheduler -> row of one workload at one swept value."""
+        return {
+            row["scheduler"]: row
+            for f, row in rows
+            if f == figure and all(row.get(k) == v for k, v in match.items())
+        }
+
+    def swept(figure: str, workload: str, tag: str) -> list:
+        return list(
+            dict.fromkeys(
+                row[tag]
+                for f, row in rows
+                if f == figure and row["workload"] == workload and tag in row
+            )
+        )
+
+    lines = [
+        "# SOS: the results set's tables",
+        "",
+        f'Generated by `{command}`. Response times in us; "vs HOS" = 100 (t / t_HOS - 1) '
+        'and "normalized to IOS" = t / t_IOS on the same workload at the same swept value '
+        "(from the response times as shown); ratios of 0 print as 0.",
+        "",
+        "## Main set: trace-time load (benchmarks: closed loop, 32 requests)",
+        "",
+        "| workload | scheduler | mean response (us) | normalized to IOS | vs HOS | moved writes "
+        "| write-hit ratio | per-chip idle ratio | mean chip queue |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for w in WORKLOADS:
+        by = pick("main", workload=w, write_buffer_bytes=0)
+        for c in CONFIGS:
+            if c not in by:
+                continue
+            r = by[c]
+            t, ios, hos = (by[x]["mean_response_us"] for x in (c, "IOS", "HOS"))
+            lines.append(
+                f"| {label(w)} | {c} | {t} | {_normalized(t, ios)} "
+                f"| {'' if c in ('IOS', 'HOS') else _change(t, hos)} | {r['moved_writes']} "
+                f"| {_share(r['write_hit_ratio'])} | {_idle(r['idle_fraction_mean'])} "
+                f"| {r['queue_length_mean']} |"
+            )
+    lines += [
+        "",
+        "### Behind a 1 MiB DRAM write buffer",
+        "",
+        "| workload | scheduler | mean response (us) | normalized to IOS | vs HOS | moved writes "
+        "| buffer write-hit ratio | buffer-full waits | flash programs | per-chip idle ratio |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for w in WORKLOADS:
+        by = pick("main", workload=w, write_buffer_bytes=MAIN_BUFFERS[1])
+        for c in CONFIGS:
+            if c not in by:
+                continue
+            r = by[c]
+            t, ios, hos = (by[x]["mean_response_us"] for x in (c, "IOS", "HOS"))
+            lines.append(
+                f"| {label(w)} | {c} | {t} | {_normalized(t, ios)} "
+                f"| {'' if c in ('IOS', 'HOS') else _change(t, hos)} | {r['moved_writes']} "
+                f"| {_share(r['buffer_write_hit_ratio'])} | {r['buffer_full_waits']} "
+                f"| {r['flash_programs']} | {_idle(r['idle_fraction_mean'])} |"
+            )
+    lines += [
+        "",
+        "## Load sweep",
+        "",
+        "Open-loop workloads at trace time / load (`--time-scale 1/load`); the closed-loop "
+        "stand-ins at each depth (`--closed-loop N`).",
+        "",
+        "| workload | load | IOS (us) | HOS (us) | SOS(QSL) vs HOS | SOS(WHM) vs HOS "
+        "| SOS vs HOS | SOS vs IOS | WHM write-hit ratio | idle HOS | idle SOS(QSL) "
+        "| mean chip queue (HOS) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for w in WORKLOADS:
+        tag = "closed_loop_requests" if closed_loop(w) else "load"
+        for load in swept("load", w, tag):
+            by = pick("load", workload=w, **{tag: load})
+            t = {c: by[c]["mean_response_us"] for c in CONFIGS}
+            lines.append(
+                f"| {label(w)} | {_load_label(w, load)} | {t['IOS']} | {t['HOS']} "
+                f"| {_change(t['SOS(QSL)'], t['HOS'])} | {_change(t['SOS(WHM)'], t['HOS'])} "
+                f"| {_change(t['SOS'], t['HOS'])} | {_change(t['SOS'], t['IOS'])} "
+                f"| {_share(by['SOS(WHM)']['write_hit_ratio'])} "
+                f"| {_idle(by['HOS']['idle_fraction_mean'])} "
+                f"| {_idle(by['SOS(QSL)']['idle_fraction_mean'])} "
+                f"| {by['HOS']['queue_length_mean']} |"
+            )
+    lines += [
+        "",
+        "## Write-buffer sweep",
+        "",
+        f"`device.write_buffer_bytes`; open-loop workloads at load {BUFFER_SWEEP_LOAD} (trace "
+        f"time / {BUFFER_SWEEP_LOAD}), the closed-loop ones at their profile's depth.",
+        "",
+        "| workload | write buffer | IOS (us) | HOS (us) | SOS(QSL) vs HOS | SOS(WHM) vs HOS "
+        "| SOS vs HOS | buffer write-hit ratio (HOS) | buffer-full waits (HOS) "
+        "| device write-hit ratio (SOS(WHM)) | idle HOS | idle SOS(QSL) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for w in WORKLOADS:
+        for size in swept("buffer", w, "write_buffer_bytes"):
+            by = pick("buffer", workload=w, write_buffer_bytes=size)
+            t = {c: by[c]["mean_response_us"] for c in CONFIGS}
+            lines.append(
+                f"| {label(w)} | {_buffer_label(size)} | {t['IOS']} | {t['HOS']} "
+                f"| {_change(t['SOS(QSL)'], t['HOS'])} | {_change(t['SOS(WHM)'], t['HOS'])} "
+                f"| {_change(t['SOS'], t['HOS'])} "
+                f"| {_share(by['HOS']['buffer_write_hit_ratio'])} "
+                f"| {by['HOS']['buffer_full_waits']} "
+                f"| {_share(by['SOS(WHM)']['write_hit_ratio'])} "
+                f"| {_idle(by['HOS']['idle_fraction_mean'])} "
+                f"| {_idle(by['SOS(QSL)']['idle_fraction_mean'])} |"
+            )
+    lines += [
+        "",
+        "## Chip-count sweep (Fig. 7)",
+        "",
+        f"HOS and SOS(QSL) on {', '.join(f'{b}x{w}' for b, w in CHIP_GEOMETRIES)} buses x ways "
+        f"(`geometry.channels` x `geometry.chips_per_channel`); open-loop workloads at load "
+        f"{CHIP_SWEEP_LOAD}, closed-loop ones at their profile's depth.",
+        "",
+        "| workload | chips (buses x ways) | HOS response (us) | SOS(QSL) response (us) "
+        "| SOS(QSL) vs HOS | idle HOS | idle SOS(QSL) | moved writes | mean chip queue (HOS) |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    geometry = {b * w: f"{b}x{w}" for b, w in CHIP_GEOMETRIES}
+    for w in CHIP_WORKLOADS:
+        for chips in swept("chips", w, "chips"):
+            by = pick("chips", workload=w, chips=chips)
+            hos, qsl = by["HOS"], by["SOS(QSL)"]
+            lines.append(
+                f"| {label(w)} | {chips} ({geometry[chips]}) | {hos['mean_response_us']} "
+                f"| {qsl['mean_response_us']} "
+                f"| {_change(qsl['mean_response_us'], hos['mean_response_us'])} "
+                f"| {_idle(hos['idle_fraction_mean'])} | {_idle(qsl['idle_fraction_mean'])} "
+                f"| {qsl['moved_writes']} | {hos['queue_length_mean']} |"
+            )
+    return "\n".join(lines) + "\n"

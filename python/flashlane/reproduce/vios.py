@@ -7,14 +7,34 @@ acknowledged at data transfer, read-modify-write; drive filled) with process var
 the paper's timings (program 600 us at dVp = 0.3, read 20 us, erase 1.5 ms), for NOOP (SSDsim's
 FIFO), PIQ as the public SSDsim fork runs it, VIOS's batches alone (``vios-``) and VIOS with
 variation-aware allocation; the PIQ and VIOS schedulers get the fork's PIQ hand-over (all
-waiting requests at once, only while every channel is idle). ``scripts/vios_experiment.py``
-keeps the earlier platforms (PIQ's ``host_queue`` reading on ``ssdsim-mlc-8x8``).
+waiting requests at once, only while every channel is idle). The results set
+(``--results``; ``scripts/vios_experiment.py`` is a wrapper of it) runs the earlier platforms
+(PIQ's ``host_queue`` and ``shared_queue`` readings and the preset's own queues, on
+``ssdsim-mlc-8x8``), every trace and every Table 1 stand-in at every stage.
 """
 
 from __future__ import annotations
 
+import io
+import statistics
+from collections.abc import Mapping
+from typing import Any
+
 from flashlane.reproduce import piq
-from flashlane.reproduce._core import Claim, Figure, Point, Run, get, mean, percent_change, ratio
+from flashlane.reproduce._core import (
+    Claim,
+    Figure,
+    Option,
+    Point,
+    Run,
+    choose,
+    comma_ints,
+    comma_list,
+    get,
+    mean,
+    percent_change,
+    ratio,
+)
 
 PAPER = "vios"
 TITLE = "VIOS: a variation-aware I/O scheduler for flash SSDs"
@@ -49,8 +69,8 @@ PAPER_TIMING = [
 # Fig. 7: VIOS's write latency reduction relative to PIQ at 6K, 9K, 12K, 15K P/E (percent).
 PAPER_FIG7 = [2.25, 5.25, 7.71, 9.63]
 # The full set: the three traces of docs/results/vios.md's claims at every stage, the first
-# 50,000 requests of each (kept under the 15-minute budget of `reproduce all`; the script runs
-# all five and the Table 1 stand-ins); the quick set: msnfs, two stages, 3000 requests.
+# 50,000 requests of each (kept under the 15-minute budget of `reproduce all`; the results set
+# runs all five and the Table 1 stand-ins); the quick set: msnfs, two stages, 3000 requests.
 FULL_TRACES = TRACES[:3]
 FULL_REQUESTS = 50_000
 QUICK_TRACES = TRACES[1:2]
@@ -83,21 +103,29 @@ QUICK_TABLE1_REQUESTS = 3000
 
 
 def run_args(
-    trace: str, layout: str, pe: int, config: str, max_requests: int, traces: str = "{traces}"
+    trace: str,
+    layout: str,
+    pe: int,
+    config: str,
+    max_requests: int,
+    traces: str = "{traces}",
+    platform: str | None = None,
 ) -> list[str]:
     """Every `flashlane run` argument of one VIOS point (without --json); an empty `layout`
-    names a profile (a Table 1 stand-in) instead of a trace."""
+    names a profile (a Table 1 stand-in) instead of a trace. `platform`: one of the results
+    set's RESULTS_PLATFORMS (on RESULTS_PRESET) instead of the paper's platform."""
     if layout:
         inputs = ["--trace", f"{traces}/{trace}", "--format", layout, "--remap-addresses"]
     else:
         inputs = ["--profile", trace]
-    args = ["--preset", PRESET, *inputs, "--max-requests", str(max_requests)]
+    preset = PRESET if platform is None else RESULTS_PRESET
+    args = ["--preset", preset, *inputs, "--max-requests", str(max_requests)]
     settings = [
         *PAPER_TIMING,
         "precondition.fill_fraction=1.0",
         "variation.enabled=true",
         f"variation.initial_pe_cycles={pe}",
-        *PLATFORM,
+        *(PLATFORM if platform is None else RESULTS_PLATFORMS[platform]),
         *CONFIGS[config],
     ]
     for setting in settings:
@@ -313,3 +341,243 @@ def _table1(runs: list[Run], quick: bool) -> Figure:
         ],
         points=[r.point for r in runs],
     )
+
+
+# --- the results set: docs/results/vios.md ---------------------------------------------------
+
+#: The results set's SSD: the plain preset, the platform's queueing from RESULTS_PLATFORMS.
+RESULTS_PRESET = piq.PLAIN_PRESET
+RESULTS_PLATFORMS = {
+    # SSDsim's device order with PIQ's `host_queue` reading (a host I/O queue of 64 in front of
+    # SSDsim's request queue of 64): the first reading of the paper's platform.
+    "ssdsim": ["device.scheduler.kind=ssdsim", *piq.PLATFORMS["host_queue"]],
+    # The same device with PIQ's `shared_queue` reading (the I/O queue is SSDsim's request
+    # queue, outstanding requests included). Not in the default set.
+    "ssdsim_shared": ["device.scheduler.kind=ssdsim", *piq.PLATFORMS["shared_queue"]],
+    # The preset's own device scheduler and queues (the first VIOS experiment).
+    "default": [],
+}
+RESULTS_FULL_PLATFORMS = ["ssdsim", "default"]
+RESULTS_QUICK_PLATFORMS = ["ssdsim"]
+RESULTS_QUICK_TRACES = TRACES[:2]
+RESULTS_QUICK_STAGES = [MAIN_STAGE]
+#: The paper's "500000 I/Os of each trace" (every shipped trace is shorter); --quick: 50,000.
+RESULTS_REQUESTS = 500_000
+RESULTS_QUICK_REQUESTS = 50_000
+
+RESULTS_OPTIONS = (
+    Option(
+        "platforms",
+        f"comma-separated, of {', '.join(RESULTS_PLATFORMS)} (default: "
+        f"{','.join(RESULTS_FULL_PLATFORMS)}; {','.join(RESULTS_QUICK_PLATFORMS)} with --quick)",
+        comma_list,
+    ),
+    Option("stages", "initial wear stages (P/E cycles), e.g. 6000,12000", comma_ints),
+    Option("no_stand_ins", "the shipped traces only (no vios_* stand-ins)"),
+    Option(
+        "max_requests",
+        f"requests per run (default {RESULTS_REQUESTS:,}; {RESULTS_QUICK_REQUESTS:,} with --quick)",
+        int,
+    ),
+)
+
+
+def _results_sets(
+    quick: bool, options: Mapping[str, Any]
+) -> tuple[list[str], list[str], list[str], list[int], int]:
+    """(platforms, traces, stand-ins, stages, requests per run) of the results set."""
+    platforms = choose(
+        "platforms",
+        options.get("platforms"),
+        list(RESULTS_PLATFORMS),
+        RESULTS_QUICK_PLATFORMS if quick else RESULTS_FULL_PLATFORMS,
+    )
+    traces = [t for t, _ in (RESULTS_QUICK_TRACES if quick else TRACES)]
+    stand_ins = [] if options.get("no_stand_ins") else (QUICK_STAND_INS if quick else STAND_INS)
+    stages = options.get("stages") or (RESULTS_QUICK_STAGES if quick else STAGES)
+    requests = options.get("max_requests") or (
+        RESULTS_QUICK_REQUESTS if quick else RESULTS_REQUESTS
+    )
+    return platforms, traces, list(stand_ins), list(stages), requests
+
+
+def results_points(quick: bool, options: Mapping[str, Any]) -> list[Point]:
+    """NOOP, PIQ, vios- and VIOS on every platform, trace and Table 1 stand-in, at every
+    stage: the paper's "500000 I/Os of each trace" (--quick: 2 traces, 1 stand-in, 12K P/E,
+    50,000 requests, platform ssdsim)."""
+    platforms, traces, stand_ins, stages, requests = _results_sets(quick, options)
+    layouts = dict(TRACES)
+    return [
+        Point(
+            PAPER,
+            "traces" if w in layouts else "table1",
+            w,
+            f"{p}/{c}",
+            tuple(run_args(w, layouts.get(w, ""), pe, c, requests, platform=p)),
+            (("pe_cycles", pe),),
+        )
+        for p in platforms
+        for w in traces + stand_ins
+        for pe in stages
+        for c in CONFIGS
+    ]
+
+
+def _results_record(run: Run) -> dict:
+    s = run.summary
+    platform, config = run.point.configuration.split("/")
+    lat = s["latency_us"]
+    v = s["variation"]
+    completed = max(s["requests"]["completed"], 1)
+    return {
+        "platform": platform,
+        "workload": run.point.workload,
+        "pe_cycles": run.point.tag("pe_cycles"),
+        "config": config,
+        "reads": lat["read"]["count"],
+        "writes": lat["write"]["count"],
+        "read_latency_us": lat["read"]["mean"],
+        "write_latency_us": lat["write"]["mean"],
+        # PIQ's conflict count (reads + writes) over completed requests: Table 1's ratio.
+        "conflict_share": (s["conflicts"]["read"] + s["conflicts"]["write"]) / completed,
+        "write_fast_fraction": v["write_fast_fraction"],
+        "write_medium_fraction": v["write_medium_fraction"],
+        "write_slow_fraction": v["write_slow_fraction"],
+        "conflict_write_fraction": v["conflict_write_fraction"],
+        "mean_host_program_us": v["mean_host_program_us"],
+    }
+
+
+def _ratio(a: float, b: float) -> float | None:
+    return a / b if b > 0 else None
+
+
+def _fmt(x: float | None) -> str:
+    return "-" if x is None else f"{x:.3f}"
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{(x - 1) * 100:+.2f} %"
+
+
+def _avg(values: list[float | None]) -> float | None:
+    kept = [v for v in values if v is not None]
+    return statistics.mean(kept) if kept else None
+
+
+def results_markdown(runs: list[Run], quick: bool, options: Mapping[str, Any], command: str) -> str:
+    """Per platform: the paper's averages (mean of per-workload ratios), Table 1 beside the
+    stand-ins, and every run normalized to NOOP (docs/results/vios.md)."""
+    platforms, traces, stand_ins, stages, _ = _results_sets(quick, options)
+    index = {}
+    for run in runs:
+        r = _results_record(run)
+        index[(r["platform"], r["workload"], r["pe_cycles"], r["config"])] = r
+    out = io.StringIO()
+
+    def emit(*parts: object) -> None:
+        print(*parts, file=out)
+
+    emit(f"# VIOS: the results set's tables\n\nGenerated by `{command}`.")
+
+    # The paper's averages are over traces with writes (ycsb-a's head is read-only).
+    def with_writes(ws: list[str]) -> list[str]:
+        return [w for w in ws if index[(platforms[0], w, stages[0], "noop")]["writes"] > 0]
+
+    groups = {"shipped traces": with_writes(traces)}
+    if stand_ins:
+        groups["Table 1 stand-ins"] = stand_ins
+    for platform in platforms:
+        _claims_table(emit, index, platform, groups, stages)
+        _table_1(emit, index, platform, stand_ins, stages)
+        _all_runs_table(emit, index, platform, traces + stand_ins, stages)
+    return out.getvalue()
+
+
+def _all_runs_table(
+    emit, index: dict, platform: str, workloads: list[str], stages: list[int]
+) -> None:
+    emit(f"\n### Platform `{platform}`: every run (latency normalized to NOOP)\n")
+    emit(
+        "| workload | P/E | config | read lat | write lat | read us | write us "
+        "| conflict share | conflict writes | writes fast/med/slow | mean prog us |"
+    )
+    emit("|---|---|---|---|---|---|---|---|---|---|---|")
+    for w in workloads:
+        for pe in stages:
+            noop = index[(platform, w, pe, "noop")]
+            for config in CONFIGS:
+                r = index[(platform, w, pe, config)]
+                emit(
+                    f"| {w} | {pe // 1000}K | {config} "
+                    f"| {_fmt(_ratio(r['read_latency_us'], noop['read_latency_us']))} "
+                    f"| {_fmt(_ratio(r['write_latency_us'], noop['write_latency_us']))} "
+                    f"| {r['read_latency_us']:.1f} | {r['write_latency_us']:.1f} "
+                    f"| {r['conflict_share']:.3f} | {r['conflict_write_fraction']:.2f} "
+                    f"| {r['write_fast_fraction']:.2f}/{r['write_medium_fraction']:.2f}/"
+                    f"{r['write_slow_fraction']:.2f} | {r['mean_host_program_us']:.1f} |"
+                )
+
+
+def _relative(
+    index: dict, platform: str, workloads: list[str], pe: int, config: str, ref: str, field: str
+) -> float | None:
+    """Mean over `workloads` of `config`'s `field` divided by `ref`'s (None where undefined)."""
+    return _avg(
+        [
+            _ratio(index[(platform, w, pe, config)][field], index[(platform, w, pe, ref)][field])
+            for w in workloads
+        ]
+    )
+
+
+def _claims_table(
+    emit, index: dict, platform: str, groups: dict[str, list[str]], stages: list[int]
+) -> None:
+    """The paper's averages: mean over workloads of per-workload ratios."""
+    emit(f"\n### Platform `{platform}`: the paper's averages (mean of per-workload ratios)\n")
+    emit(
+        "| workloads | P/E | VIOS read vs NOOP | VIOS write vs NOOP | VIOS write vs PIQ "
+        "| PIQ read vs NOOP | PIQ write vs NOOP | vios- write vs NOOP | vios write vs vios- |"
+    )
+    emit("|---|---|---|---|---|---|---|---|---|")
+    for group, workloads in groups.items():
+        for pe in stages:
+
+            def rel(
+                config: str, ref: str, field: str, pe: int = pe, ws: list[str] = workloads
+            ) -> float | None:
+                return _relative(index, platform, ws, pe, config, ref, field)
+
+            emit(
+                f"| {group} | {pe // 1000}K | {_pct(rel('vios', 'noop', 'read_latency_us'))} "
+                f"| {_pct(rel('vios', 'noop', 'write_latency_us'))} "
+                f"| {_pct(rel('vios', 'piq', 'write_latency_us'))} "
+                f"| {_pct(rel('piq', 'noop', 'read_latency_us'))} "
+                f"| {_pct(rel('piq', 'noop', 'write_latency_us'))} "
+                f"| {_pct(rel('vios-', 'noop', 'write_latency_us'))} "
+                f"| {_pct(rel('vios', 'vios-', 'write_latency_us'))} |"
+            )
+
+
+def _table_1(emit, index: dict, platform: str, stand_ins: list[str], stages: list[int]) -> None:
+    if MAIN_STAGE not in stages or not stand_ins:
+        return
+    emit(f"\n### Platform `{platform}`: Table 1 beside the stand-ins (NOOP, 12K)\n")
+    emit(
+        "| stand-in | paper reads / writes | ours reads / writes | paper ConflictsRatio % "
+        "| ours % | VIOS write vs NOOP | VIOS write vs PIQ | VIOS read vs NOOP |"
+    )
+    emit("|---|---|---|---|---|---|---|---|")
+    for w in stand_ins:
+        reads, writes, conflicts = TABLE_1[w.removeprefix("vios_")]
+        r = index[(platform, w, MAIN_STAGE, "noop")]
+        vios = index[(platform, w, MAIN_STAGE, "vios")]
+        piq_run = index[(platform, w, MAIN_STAGE, "piq")]
+        emit(
+            f"| {w} | {reads} / {writes} | {r['reads']} / {r['writes']} | {conflicts:.2f} "
+            f"| {100 * r['conflict_share']:.2f} "
+            f"| {_pct(_ratio(vios['write_latency_us'], r['write_latency_us']))} "
+            f"| {_pct(_ratio(vios['write_latency_us'], piq_run['write_latency_us']))} "
+            f"| {_pct(_ratio(vios['read_latency_us'], r['read_latency_us']))} |"
+        )
