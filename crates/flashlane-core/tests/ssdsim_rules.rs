@@ -274,3 +274,27 @@ fn batch_cycles_with_the_fork_s_rule_is_refused_by_name() {
     let err = Config::from_preset("ssdsim-platform", &rmw_big_sectors).unwrap_err();
     assert!(err.to_string().contains("partial_page_writes"), "{err}");
 }
+
+#[test]
+fn the_platform_preset_is_its_base_preset_with_the_set_chain_reproduce_used() {
+    // The chain `flashlane reproduce piq` put on ssdsim-mlc-8x8 before the preset existed.
+    let chain = preset(
+        "ssdsim-mlc-8x8",
+        &[
+            ("precondition.fill_fraction", "1.0"),
+            ("device.scheduler.kind", "ssdsim"),
+            ("device.queue_depth_requests", "1024"),
+            ("device.write_completion", "data_transferred"),
+            ("host.queue_includes_outstanding", "true"),
+            ("host.handover_at", "next_device_event"),
+            ("host.handover_per_pass", "one"),
+            ("interconnect.arbitration", "ssdsim_order"),
+            ("ftl.partial_page_writes", "read_modify_write"),
+        ],
+    );
+    let mut platform = preset("ssdsim-platform", &[]);
+    platform.name = chain.name.clone();
+    platform.description = chain.description.clone();
+    platform.source = chain.source.clone();
+    assert_eq!(platform, chain);
+}
