@@ -95,6 +95,7 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Pop the earliest event and advance time to it.
+    #[inline]
     pub fn pop(&mut self) -> Option<(u64, E)> {
         let entry = self.heap.pop()?;
         self.now_ns = entry.time_ns();

@@ -104,7 +104,9 @@ impl Recorder {
         self.out.is_some() && !self.ended
     }
 
-    /// Keep `arrival` (`None`: the inputs ended) and its source's counters after it.
+    /// Keep `arrival` (`None`: the inputs ended) and its source's counters after it. Inlined
+    /// into the per-record path (codegen-unit boundaries otherwise move with unrelated code).
+    #[inline]
     pub(crate) fn record(&mut self, arrival: Option<&Arrival>, counters: Counters) {
         let mut entry = [0u8; MAX_ENTRY_BYTES];
         let mut len = ENTRY_BYTES;
