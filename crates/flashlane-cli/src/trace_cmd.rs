@@ -4,8 +4,10 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
+use flashlane_core::config::{parse_override, Config};
 use flashlane_core::trace::writer::{convert_into, ConvertOptions, WRITABLE_FORMATS};
 use flashlane_core::trace::{self, TraceError, TraceFormat, TraceReader, TraceRecord, TraceStats};
+use flashlane_core::workload::{ConditionsMeter, WorkloadConditions};
 use flashlane_core::Error;
 
 use crate::args::TraceReadArgs;
@@ -41,6 +43,67 @@ struct StatsArgs {
     /// Also write the statistics as JSON to this file.
     #[arg(long)]
     json: Option<PathBuf>,
+    /// Also measure the workload conditions under this preset's static allocation: page
+    /// shares per channel and chip (whole trace and in 1 ms / 100 ms windows), peak-to-mean
+    /// arrivals, offered load against the drive's bandwidth, sequential runs.
+    #[arg(long, help_heading = "Conditions")]
+    preset: Option<String>,
+    /// Override a value of --preset's config (repeatable).
+    #[arg(
+        long = "set",
+        value_name = "KEY=VALUE",
+        requires = "preset",
+        help_heading = "Conditions"
+    )]
+    set: Vec<String>,
+    /// With --preset: renumber the pages the trace touches densely, as `run
+    /// --remap-addresses` does (reads the trace twice; not for a pipe). Otherwise a page past
+    /// the logical capacity is taken modulo it, as `run --fold-addresses` does.
+    #[arg(long, requires = "preset", help_heading = "Conditions")]
+    remap_addresses: bool,
+}
+
+/// The statistics, with the conditions when a preset was given.
+#[derive(serde::Serialize)]
+struct StatsOutput<'a> {
+    #[serde(flatten)]
+    stats: &'a TraceStats,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    conditions: Option<&'a WorkloadConditions>,
+}
+
+/// A reader that shows every record to the conditions meter on its way.
+struct Metered<'a> {
+    inner: &'a mut dyn TraceReader,
+    meter: &'a mut ConditionsMeter,
+}
+
+impl TraceReader for Metered<'_> {
+    fn next_record(&mut self) -> Result<Option<TraceRecord>, TraceError> {
+        let record = self.inner.next_record()?;
+        if let Some(r) = &record {
+            self.meter.observe(r);
+        }
+        Ok(record)
+    }
+    fn format(&self) -> TraceFormat {
+        self.inner.format()
+    }
+    fn path(&self) -> &Path {
+        self.inner.path()
+    }
+    fn bad_lines(&self) -> u64 {
+        self.inner.bad_lines()
+    }
+    fn skipped_events(&self) -> u64 {
+        self.inner.skipped_events()
+    }
+    fn clamped_backsteps(&self) -> u64 {
+        self.inner.clamped_backsteps()
+    }
+    fn notes(&self) -> flashlane_core::trace::ReaderNotes {
+        self.inner.notes()
+    }
 }
 
 #[derive(Args)]
@@ -137,13 +200,126 @@ fn open_input(input: &InputArgs) -> Result<Box<dyn TraceReader>, Error> {
 
 fn stats(args: StatsArgs) -> Result<(), Error> {
     output::check_all_writable([args.json.as_deref()])?;
+    let mut meter = match &args.preset {
+        Some(name) => Some(conditions_meter(name, &args)?),
+        None => None,
+    };
     let mut reader = open_input(&args.input)?;
-    let stats = TraceStats::from_reader(&mut *reader)?;
-    output::print_report(&render_stats(&stats), [args.json.as_deref()]);
+    let stats = match &mut meter {
+        Some(meter) => TraceStats::from_reader(&mut Metered {
+            inner: &mut *reader,
+            meter,
+        })?,
+        None => TraceStats::from_reader(&mut *reader)?,
+    };
+    let conditions = meter.map(ConditionsMeter::finish);
+    let mut text = render_stats(&stats);
+    if let Some(c) = &conditions {
+        text.push_str(&render_conditions(c));
+    }
+    output::print_report(&text, [args.json.as_deref()]);
     if let Some(path) = &args.json {
-        output::write_json(path, &stats)?;
+        output::write_json(
+            path,
+            &StatsOutput {
+                stats: &stats,
+                conditions: conditions.as_ref(),
+            },
+        )?;
     }
     Ok(())
+}
+
+/// The meter for `--preset` (and `--set`), with the remapped pages when asked (a first pass).
+fn conditions_meter(name: &str, args: &StatsArgs) -> Result<ConditionsMeter, Error> {
+    let overrides = args
+        .set
+        .iter()
+        .map(|s| parse_override(s))
+        .collect::<Result<Vec<_>, _>>()?;
+    let config = Config::from_preset(name, &overrides)?;
+    let g = &config.geometry;
+    let page = u64::from(g.page_bytes);
+    // The FTL's logical capacity: the physical pages less the spare share.
+    let logical_pages =
+        (g.physical_pages() as f64 * (1.0 - config.ftl.overprovisioning_fraction)).floor() as u64;
+    let remap = if args.remap_addresses {
+        if trace::is_stream(&args.input.file) {
+            return Err(Error::Config(format!(
+                "--remap-addresses reads {} twice; a pipe or standard input can be read once",
+                args.input.file.display()
+            )));
+        }
+        let mut reader = open_input(&args.input)?;
+        let mut pages = Vec::new();
+        while let Some(r) = reader.next_record()? {
+            pages.extend(r.offset_bytes / page..=(r.offset_bytes + r.size_bytes - 1) / page);
+            if pages.len() > 1 << 22 {
+                pages.sort_unstable();
+                pages.dedup();
+            }
+        }
+        pages.sort_unstable();
+        pages.dedup();
+        Some(pages)
+    } else {
+        None
+    };
+    Ok(ConditionsMeter::new(
+        name,
+        g,
+        config.static_map(),
+        &config.timing,
+        logical_pages,
+        remap,
+    ))
+}
+
+fn render_conditions(c: &WorkloadConditions) -> String {
+    let mut out = String::new();
+    let pct = |v: &[f64]| {
+        v.iter()
+            .map(|s| format!("{:.1}", s * 100.0))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let max = |v: &[f64]| v.iter().copied().fold(0.0, f64::max) * 100.0;
+    let _ = writeln!(
+        out,
+        "conditions under {} (addresses: {}):",
+        c.preset, c.addresses
+    );
+    let _ = writeln!(
+        out,
+        "  page share per channel (%): {}",
+        pct(&c.channel_page_share)
+    );
+    let _ = writeln!(
+        out,
+        "  busiest chip: {:.1} % of pages ({} chips)",
+        max(&c.chip_page_share),
+        c.chip_page_share.len()
+    );
+    for w in &c.windows {
+        let _ = writeln!(
+            out,
+            "  {:>6} ms windows: busiest channel {:.1} % (mean) / {:.1} % (max), busiest chip \
+             {:.1} % / {:.1} %, peak-to-mean arrivals {:.2}",
+            w.window_ns as f64 / 1e6,
+            w.hottest_channel_share_mean * 100.0,
+            w.hottest_channel_share_max * 100.0,
+            w.hottest_chip_share_mean * 100.0,
+            w.hottest_chip_share_max * 100.0,
+            w.peak_to_mean_arrivals
+        );
+    }
+    let _ = writeln!(
+        out,
+        "  offered load: {:.3} of the channels' bandwidth, {:.3} of the dies' array time; \
+         {:.2} requests per sequential run",
+        c.offered_load_channel_fraction, c.offered_load_array_fraction, c.mean_run_requests
+    );
+    out
 }
 
 fn convert_cmd(args: ConvertArgs) -> Result<(), Error> {

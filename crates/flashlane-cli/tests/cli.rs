@@ -678,3 +678,57 @@ fn the_text_summary_shows_what_the_json_knows() {
         assert!(text.contains(expected), "`{expected}` missing:\n{text}");
     }
 }
+
+#[test]
+fn trace_stats_measures_the_conditions_under_a_preset() {
+    // mqsim-default deals 8 KiB pages to its 8 channels first: pages 8k all sit on channel 0.
+    // 64 one-page reads 1 us apart at 0, then 50 sequential writes from 10 ms on.
+    let file = temp("conditions.mqsim");
+    let mut text = String::new();
+    for k in 0..64u64 {
+        text.push_str(&format!("{} 0 {} 16 1\n", k * 1000, k * 8 * 16));
+    }
+    for k in 0..50u64 {
+        let lba = 1_000_000 * 16 * 8 + k * 16;
+        text.push_str(&format!("{} 0 {lba} 16 0\n", 10_000_000 + k * 1000));
+    }
+    std::fs::write(&file, text).unwrap();
+    let v = trace_stats(&file, &["--format", "mqsim", "--preset", "mqsim-default"]);
+    std::fs::remove_file(&file).unwrap();
+    let c = &v["conditions"];
+    assert_eq!(c["preset"], "mqsim-default");
+    assert_eq!(c["addresses"], "fold");
+    let share: Vec<f64> = c["channel_page_share"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_f64().unwrap())
+        .collect();
+    // Reads: 64 pages on channel 0; writes: 50 consecutive pages, 7 of them on channel 0.
+    assert!((share[0] - (64.0 + 7.0) / 114.0).abs() < 1e-9, "{share:?}");
+    assert!((share.iter().sum::<f64>() - 1.0).abs() < 1e-9);
+    // 1 ms windows from 0 to 10.049 ms: 11 windows, 64 arrivals at most in one.
+    let w1 = &c["windows"][0];
+    assert_eq!(w1["window_ns"], 1_000_000);
+    let peak = w1["peak_to_mean_arrivals"].as_f64().unwrap();
+    assert!((peak - 64.0 * 11.0 / 114.0).abs() < 1e-9, "{peak}");
+    // The read window: all 64 pages on channel 0 (a window of at least 8 pages per channel).
+    assert_eq!(w1["hottest_channel_share_max"], 1.0);
+    // One run for each read, one for the 50 writes: 114 / 65.
+    let runs = c["mean_run_requests"].as_f64().unwrap();
+    assert!((runs - 114.0 / 65.0).abs() < 1e-9, "{runs}");
+    // 114 pages of 8 KiB over 10.049 ms against 8 channels x 0.333 B/ns.
+    let load = c["offered_load_channel_fraction"].as_f64().unwrap();
+    let expected = 114.0 * 8192.0 / 10.049e-3 / (8.0 * 0.333e9);
+    assert!(
+        (load - expected).abs() < 1e-9 * expected,
+        "{load} vs {expected}"
+    );
+    // Array time: 64 x 75 us + 50 x 750 us over 64 dies x the span.
+    let array = c["offered_load_array_fraction"].as_f64().unwrap();
+    let expected = (64.0 * 75e3 + 50.0 * 750e3) / (64.0 * 10.049e6);
+    assert!(
+        (array - expected).abs() < 1e-9 * expected,
+        "{array} vs {expected}"
+    );
+}

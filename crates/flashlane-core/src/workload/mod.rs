@@ -12,6 +12,7 @@
 //! into anything that pulls records through a closure, e.g.
 //! `let mut next = || reader.next_record();`.
 
+mod conditions;
 mod export;
 mod generator;
 mod profiles;
@@ -23,6 +24,7 @@ use serde::{Deserialize, Serialize};
 use crate::trace::{TraceError, TraceReader, TraceRecord};
 use crate::Error;
 
+pub use conditions::{ConditionsMeter, WindowConditions, WorkloadConditions, WINDOWS_NS};
 pub use export::{write_trace, ExportError, OutputFormat};
 pub use generator::SyntheticReader;
 pub use profiles::{profile, profiles, Profile, Published};
