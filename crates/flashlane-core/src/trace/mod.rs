@@ -31,7 +31,9 @@ pub use blktrace::{blktrace_files, BlktraceReader};
 pub use detect::detect;
 pub use diskmon::DiskmonReader;
 pub use fio::FioReader;
-pub use generic_csv::{AddressUnit, Delimiter, GenericCsvReader, GenericCsvSpec, TimeUnit};
+pub use generic_csv::{
+    AddressUnit, Delimiter, GenericCsvReader, GenericCsvSpec, RowFilter, TimeUnit,
+};
 pub use msr::MsrReader;
 pub use spc::SpcReader;
 pub use writer::{
