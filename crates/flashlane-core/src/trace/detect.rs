@@ -10,6 +10,7 @@ use super::blktrace::{blktrace_files, has_blktrace_magic};
 use super::common::{LineLayout, LineReader};
 use super::diskmon::DiskmonLayout;
 use super::fio::FioLayout;
+use super::hp_srt::has_hp_srt_records;
 use super::msr::MsrLayout;
 use super::spc::SpcLayout;
 use super::{open_decompressed, BlockEvent, ReaderOptions, TraceError, TraceFormat};
@@ -56,7 +57,9 @@ fn trial_format(path: &Path, sample: &[u8], format: TraceFormat) -> Result<(), S
         TraceFormat::Blkparse => trial(path, sample, BlkparseLayout::new(BlockEvent::Issue)),
         TraceFormat::Fio => trial(path, sample, FioLayout::new()),
         TraceFormat::Diskmon => trial(path, sample, DiskmonLayout::new()),
-        TraceFormat::Blktrace | TraceFormat::GenericCsv => Err("not detected from text".to_owned()),
+        TraceFormat::Blktrace | TraceFormat::HpSrt | TraceFormat::GenericCsv => {
+            Err("not detected from text".to_owned())
+        }
     }
 }
 
@@ -77,7 +80,8 @@ fn extension_format(path: &Path) -> Option<TraceFormat> {
 /// Decides the layout of `path` from its content (after decompression).
 ///
 /// A directory, or a prefix `DIR/NAME` of `NAME.blktrace.N` files, is a binary blktrace
-/// capture; so is a file starting with the blktrace magic. Text is tried against every text
+/// capture; so is a file starting with the blktrace magic. A file of whole HP SRT records
+/// (after an optional text header) is `hp-srt`. Text is tried against every text
 /// layout (all but generic-csv). No fit, or several fits that the file extension does not
 /// settle, is an error that names the layouts.
 ///
@@ -112,6 +116,9 @@ pub(crate) fn detect_sample(path: &Path, sample: &[u8]) -> Result<TraceFormat, T
     let mut sample = sample;
     if has_blktrace_magic(sample) {
         return Ok(TraceFormat::Blktrace);
+    }
+    if has_hp_srt_records(sample) {
+        return Ok(TraceFormat::HpSrt);
     }
     // A text file may start with a byte order mark; the readers skip it too.
     sample = sample
