@@ -1,5 +1,5 @@
-//! The HP SRT binary layout (records built byte by byte from the documented layout) and
-//! generic-csv row filters (`keep=`).
+//! The HP SRT binary layout (records built byte by byte from the documented layout), detection
+//! of binary content that is no supported layout, and generic-csv row filters (`keep=`).
 
 mod common;
 
@@ -277,6 +277,73 @@ proptest! {
             }
         }
     }
+}
+
+// ---------------------------------------------------------------- unsupported layouts
+
+#[test]
+fn binary_content_is_no_supported_layout_and_generic_csv_is_not_suggested() {
+    let dir = ScratchDir::new("binary");
+    let junk: Vec<u8> = (0..4096u32).map(|i| (i * 7919 % 251) as u8).collect();
+    let path = write_file(&dir, "capture.bin", &junk);
+    let message = detect(&path).unwrap_err().to_string();
+    assert!(message.contains("capture.bin"), "{message}");
+    assert!(message.contains("not a supported layout"), "{message}");
+    assert!(message.contains("NUL byte"), "{message}");
+    assert!(
+        message.contains("binary layouts: blktrace, hp-srt; text layouts: msr, spc, blkparse"),
+        "{message}"
+    );
+    assert!(!message.contains("--format generic-csv"), "{message}");
+
+    // Control bytes without a NUL are binary too.
+    let controls: Vec<u8> = (0..2048u32)
+        .map(|i| [1u8, 2, 3, b'a'][i as usize % 4])
+        .collect();
+    let path = write_file(&dir, "controls.bin", &controls);
+    let message = detect(&path).unwrap_err().to_string();
+    assert!(message.contains("control bytes"), "{message}");
+    assert!(!message.contains("--format generic-csv"), "{message}");
+
+    // A compression flashlane does not read is named.
+    let path = write_file(
+        &dir,
+        "trace.csv.xz",
+        b"\xfd7zXZ\x00\x00\x04\xe6\xd6\xb4\x46",
+    );
+    let message = detect(&path).unwrap_err().to_string();
+    assert!(message.contains("compressed with xz"), "{message}");
+
+    // Opened without --format, binary junk fails the same way (not as a text line error).
+    let path = write_file(&dir, "again.bin", &junk);
+    let message = match flashlane_core::trace::open_detected(&path, None, &ReaderOptions::default())
+    {
+        Ok(_) => panic!("binary junk must not open"),
+        Err(e) => e.to_string(),
+    };
+    assert!(message.contains("not a supported layout"), "{message}");
+}
+
+#[test]
+fn generic_csv_is_suggested_for_delimited_text_only() {
+    let dir = ScratchDir::new("delimited");
+    let csv = write_file(
+        &dir,
+        "events.csv",
+        b"when,kind,lba,len\n0.5,X,100,8\n0.7,X,108,8\n0.9,Y,200,16\n",
+    );
+    let message = detect(&csv).unwrap_err().to_string();
+    assert!(message.contains("4 comma-separated columns"), "{message}");
+    assert!(message.contains("--format generic-csv"), "{message}");
+
+    let prose = write_file(
+        &dir,
+        "notes.txt",
+        b"hello world\nthis is not a trace\nbut some notes about one\n",
+    );
+    let message = detect(&prose).unwrap_err().to_string();
+    assert!(message.contains("not delimited columns"), "{message}");
+    assert!(!message.contains("--format generic-csv"), "{message}");
 }
 
 // ---------------------------------------------------------------- generic-csv row filters
