@@ -204,8 +204,8 @@ def read_trace(
         detects it and raises ``ValueError`` if two layouts fit.
     backend
         ``"polars"`` (a ``polars.DataFrame``), ``"pandas"`` (a ``pandas.DataFrame``) or
-        ``"dict"`` (a dict of equal-length lists). polars or pandas must be installed for
-        those backends.
+        ``"dict"`` (a dict of equal-length lists). polars comes with flashlane; pandas with
+        its extra (``pip install "flashlane[pandas]"``).
     chunk_rows
         ``None`` returns the whole trace as one frame. A number returns an iterator of frames
         of at most that many rows, read lazily: memory stays bounded for traces of any size.
