@@ -26,7 +26,7 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Any
 
 from flashlane import _native
-from flashlane._inputs import workload_labels, workload_list, workloads_json
+from flashlane._inputs import reading_options, workload_labels, workload_list, workloads_json
 
 __all__ = [
     "POINT_KEYS",
@@ -47,6 +47,10 @@ POINT_KEYS = (
     "trace",
     "trace_format",
     "workload",
+    "max_bad_lines",
+    "device",
+    "csv_columns",
+    "queue_events",
     "seed",
     "max_requests",
     "warmup_requests",
@@ -65,6 +69,10 @@ RUN_OPTION_KEYS = (
     "warmup_requests",
     "check_integrity",
     "trace_format",
+    "max_bad_lines",
+    "device",
+    "csv_columns",
+    "queue_events",
     "time_scale",
     "closed_loop_requests",
     "as_fast_as_possible",
@@ -154,6 +162,15 @@ def _normalize(index: int, point: Any) -> dict[str, Any]:
     tags = point.get("tags") or {}
     if not isinstance(tags, Mapping):
         raise _point_error(index, point, "'tags' must be a dict")
+    try:
+        reading = reading_options(
+            point.get("max_bad_lines", 0),
+            point.get("device"),
+            point.get("csv_columns"),
+            point.get("queue_events", False),
+        )
+    except (TypeError, ValueError) as error:
+        raise _point_error(index, point, str(error)) from None
     return {
         "preset": preset,
         "config": None if config is None else os.fspath(config),
@@ -169,16 +186,23 @@ def _normalize(index: int, point: Any) -> dict[str, Any]:
         "closed_loop_requests": closed_loop,
         "as_fast_as_possible": bool(point.get("as_fast_as_possible", False)),
         "addresses": addresses,
+        **reading,
         "tags": dict(tags),
     }
 
 
-def _check_trace(path: str, trace_format: str | None) -> None:
+def _check_trace(
+    path: str,
+    trace_format: str | None,
+    max_bad_lines: int,
+    queue_events: bool,
+    csv_columns: str | None,
+) -> None:
     """Open the trace and read its first record, so a missing, unreadable or malformed file
     fails here, naming the file (and line), before any run starts."""
     if not os.path.exists(path):
         raise ValueError(f"trace {path}: no such file or directory")
-    reader = _native.open_trace(path, trace_format, 0, False, None, 1)
+    reader = _native.open_trace(path, trace_format, max_bad_lines, queue_events, csv_columns, 1)
     next(reader, None)
 
 
@@ -198,7 +222,7 @@ def validate_points(points: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]
     """
     normalized = [_normalize(i, point) for i, point in enumerate(points)]
     configs_checked: set[str] = set()
-    traces_checked: set[tuple[str, str | None]] = set()
+    traces_checked: set[tuple[Any, ...]] = set()
     workloads_checked: set[str] = set()
     for index, point in enumerate(normalized):
         config_key = json.dumps(
@@ -221,7 +245,13 @@ def validate_points(points: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]
                 except (ValueError, TypeError) as error:
                     raise _point_error(index, point, str(error)) from None
                 workloads_checked.add(workload_key)
-        trace_key = (point["trace"], point["trace_format"])
+        trace_key = (
+            point["trace"],
+            point["trace_format"],
+            point["max_bad_lines"],
+            point["queue_events"],
+            point["csv_columns"],
+        )
         if point["trace"] is not None and trace_key not in traces_checked:
             try:
                 _check_trace(*trace_key)
@@ -237,8 +267,8 @@ def _run_point(point: dict[str, Any]) -> dict[str, Any]:
     text = _native.run_json(
         point["preset"],
         point["config"],
-        point["trace"],
-        point["trace_format"],
+        [] if point["trace"] is None else [point["trace"]],
+        [] if point["trace_format"] is None else [point["trace_format"]],
         point["overrides"],
         point["warmup_requests"],
         point["max_requests"],
@@ -249,6 +279,10 @@ def _run_point(point: dict[str, Any]) -> dict[str, Any]:
         point["closed_loop_requests"],
         point["as_fast_as_possible"],
         point["addresses"],
+        max_bad_lines=point["max_bad_lines"],
+        queue_events=point["queue_events"],
+        csv_columns=point["csv_columns"],
+        device=point["device"],
     )
     summary: dict[str, Any] = json.loads(text)
     summary["tags"] = point["tags"]
@@ -371,6 +405,10 @@ def run_points(
         The block trace, opened as given on the machine that runs the point.
     ``trace_format`` (str or None)
         The trace layout; ``None`` detects it.
+    ``max_bad_lines`` (int, default 0), ``device`` (int or None), ``csv_columns`` (str or
+    None), ``queue_events`` (bool, default False)
+        How the trace is read, as in :func:`flashlane.run` (``--max-bad-lines``,
+        ``--device``, ``--csv-columns``, ``--queue-events``).
     ``workload`` (str, dict, a list of them, or None)
         A synthetic workload generated on the fly: a profile name (``flashlane gen --list``)
         or a spec dict with the keys of a ``--synthetic`` TOML file (``docs/workloads.md``);
@@ -496,6 +534,10 @@ def sweep(
     closed_loop_requests: int | None = None,
     as_fast_as_possible: bool = False,
     addresses: str = "strict",
+    max_bad_lines: int = 0,
+    device: int | None = None,
+    csv_columns: str | None = None,
+    queue_events: bool = False,
 ) -> Any:
     """Run the cartesian product of ``grid`` over ``traces``; one ``polars.DataFrame`` row per run.
 
@@ -509,15 +551,18 @@ def sweep(
         (``"seed": [1, 2, 3]`` repeats each run with three seeds).
     traces
         The inputs; each grid combination runs on each. An entry is a block trace path, or a
-        dict with ``trace`` (a path), ``trace_format`` and/or ``workload`` (a profile name or a
-        spec dict, see :func:`run_points`): ``{"workload": "hm_0"}`` is a synthetic stand-in,
-        ``{"trace": PATH, "trace_format": "spc"}`` a trace of a given layout.
+        dict with ``trace`` (a path), ``trace_format``, ``csv_columns`` and/or ``workload`` (a
+        profile name, a spec dict or a spec file, see :func:`run_points`):
+        ``{"workload": "hm_0"}`` is a synthetic stand-in, ``{"trace": PATH, "trace_format":
+        "spc"}`` a trace of a given layout.
     client, jobs, progress
         As in :func:`run_points`: a local process pool by default, a Dask cluster given a
         ``distributed.Client``.
     seed, trace_format, max_requests, warmup_requests, check_integrity, time_scale,
-    closed_loop_requests, as_fast_as_possible, addresses
-        Run options for every run, as in :func:`run_points` (a grid key of the same name wins).
+    closed_loop_requests, as_fast_as_possible, addresses, max_bad_lines, device, csv_columns,
+    queue_events
+        Run options for every run, as in :func:`run_points` (a grid key of the same name wins;
+        an entry of ``traces`` gives its own ``trace_format`` and ``csv_columns``).
     wall_clock
         Keep the wall-clock columns (:data:`WALL_CLOCK_COLUMNS`). Off by default so that the
         same grid and seed give an identical frame wherever it runs.
@@ -541,7 +586,7 @@ def sweep(
         traces = [traces]
     if not traces:
         raise ValueError("traces: give at least one trace path or workload")
-    inputs = [_sweep_input(i, entry, trace_format) for i, entry in enumerate(traces)]
+    inputs = [_sweep_input(i, entry, trace_format, csv_columns) for i, entry in enumerate(traces)]
     for key in ("trace", "tags"):
         if key in grid:
             raise ValueError(f"grid key {key!r} is reserved; give traces in the traces argument")
@@ -554,7 +599,6 @@ def sweep(
                 "preset": start["preset"],
                 "config": start["config"],
                 "overrides": dict(start["overrides"]),
-                **source,
                 "seed": seed,
                 "max_requests": max_requests,
                 "warmup_requests": warmup_requests,
@@ -563,6 +607,10 @@ def sweep(
                 "closed_loop_requests": closed_loop_requests,
                 "as_fast_as_possible": as_fast_as_possible,
                 "addresses": addresses,
+                "max_bad_lines": max_bad_lines,
+                "device": device,
+                "queue_events": queue_events,
+                **source,
             }
             for key, value in zip(keys, values, strict=True):
                 if key in RUN_OPTION_KEYS:
@@ -599,14 +647,23 @@ def sweep(
 
 
 def _sweep_input(
-    index: int, entry: str | os.PathLike[str] | Mapping[str, Any], trace_format: str | None
+    index: int,
+    entry: str | os.PathLike[str] | Mapping[str, Any],
+    trace_format: str | None,
+    csv_columns: str | None,
 ) -> dict[str, Any]:
-    """One entry of sweep's ``traces`` as point keys (trace, trace_format, workload)."""
+    """One entry of sweep's ``traces`` as point keys (trace, trace_format, csv_columns,
+    workload)."""
     if isinstance(entry, (str, os.PathLike)):
-        return {"trace": os.fspath(entry), "trace_format": trace_format, "workload": None}
+        return {
+            "trace": os.fspath(entry),
+            "trace_format": trace_format,
+            "csv_columns": csv_columns,
+            "workload": None,
+        }
     if not isinstance(entry, Mapping):
         raise TypeError(f"traces[{index}]: expected a path or a dict, not {type(entry).__name__}")
-    allowed = ("trace", "trace_format", "workload")
+    allowed = ("trace", "trace_format", "csv_columns", "workload")
     unknown = sorted(set(entry) - set(allowed))
     if unknown or ("trace" not in entry and "workload" not in entry):
         raise ValueError(
@@ -617,6 +674,7 @@ def _sweep_input(
     return {
         "trace": None if trace is None else os.fspath(trace),
         "trace_format": entry.get("trace_format", trace_format),
+        "csv_columns": entry.get("csv_columns", csv_columns),
         "workload": entry.get("workload"),
     }
 
