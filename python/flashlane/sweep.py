@@ -16,6 +16,7 @@ Usage, columns and the Dask setup are described in ``docs/sweeps.md``.
 
 from __future__ import annotations
 
+import ast
 import itertools
 import json
 import multiprocessing
@@ -23,6 +24,7 @@ import os
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from flashlane import _native
@@ -313,29 +315,90 @@ def _run_pool(
 ) -> list[dict[str, Any]]:
     results: list[dict[str, Any] | None] = [None] * len(points)
     # spawn, not fork: the caller may hold threads (polars, a Dask client) that fork would
-    # copy mid-lock. Workers import flashlane afresh.
+    # copy mid-lock. Workers import flashlane afresh, and the caller's main module too.
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-        futures = {pool.submit(_run_point, point): i for i, point in enumerate(points)}
-        pending = set(futures)
-        done_count = 0
-        while pending:
-            # FIRST_COMPLETED, not FIRST_EXCEPTION: the latter returns only once every run has
-            # finished when none fails, so progress would come all at once at the end.
-            done, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for future in done:
-                index = futures[future]
-                error = future.exception()
-                if error is not None:
-                    for other in pending:
-                        other.cancel()
-                    error.add_note(f"in sweep point {index}: {_describe(points[index])}")
-                    raise error
-                results[index] = future.result()
-                done_count += 1
-                if progress is not None:
-                    progress(done_count, len(points), index)
+    done_count = 0
+    try:
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+            futures = {pool.submit(_run_point, point): i for i, point in enumerate(points)}
+            pending = set(futures)
+            while pending:
+                # FIRST_COMPLETED, not FIRST_EXCEPTION: the latter returns only once every run
+                # has finished when none fails, so progress would come all at once at the end.
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for future in done:
+                    index = futures[future]
+                    error = future.exception()
+                    if error is not None:
+                        for other in pending:
+                            other.cancel()
+                        error.add_note(f"in sweep point {index}: {_describe(points[index])}")
+                        raise error
+                    results[index] = future.result()
+                    done_count += 1
+                    if progress is not None:
+                        progress(done_count, len(points), index)
+    except BrokenProcessPool:
+        script = _unguarded_main_script() if done_count == 0 else None
+        if script is None:
+            raise
+        raise RuntimeError(
+            f"flashlane.sweep: the worker processes could not start: {script} runs the sweep"
+            " at its top level, and every worker (started with spawn) imports it again; put"
+            ' that code under `if __name__ == "__main__":` (docs/sweeps.md), or pass jobs=1'
+        ) from None
     return [r for r in results if r is not None]
+
+
+def _is_main_guard(test: ast.expr) -> bool:
+    """``__name__ == "__main__"``, either way round."""
+    if not (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], ast.Eq)
+        and len(test.comparators) == 1
+    ):
+        return False
+    sides = [test.left, test.comparators[0]]
+    names = [s for s in sides if isinstance(s, ast.Name) and s.id == "__name__"]
+    mains = [s for s in sides if isinstance(s, ast.Constant) and s.value == "__main__"]
+    return len(names) == 1 and len(mains) == 1
+
+
+def _unguarded_main_script() -> str | None:
+    """The main script's path when this call runs from its top-level code outside an
+    ``if __name__ == "__main__":`` block: code that every spawned worker runs again as it
+    imports the script. ``None`` when that is not so or cannot be told (no script file, an
+    unreadable one, a call from another thread)."""
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    if main is None or not isinstance(path, str):
+        return None
+    frame = sys._getframe()
+    while frame is not None and not (
+        frame.f_code.co_name == "<module>" and frame.f_globals is vars(main)
+    ):
+        frame = frame.f_back
+    if frame is None:
+        return None
+    try:
+        with open(path, encoding="utf-8") as source:
+            tree = ast.parse(source.read(), path)
+    except (OSError, SyntaxError, ValueError):
+        return None
+    line = frame.f_lineno
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and _is_main_guard(node.test):
+            end = node.end_lineno if node.end_lineno is not None else node.lineno
+            if node.lineno <= line <= end:
+                return None
+    return path
+
+
+def _in_starting_worker() -> bool:
+    """True in a pool worker that spawn is still starting: it is importing the caller's main
+    module, whose top level (unguarded) called the sweep again."""
+    return bool(getattr(multiprocessing.current_process(), "_inheriting", False))
 
 
 def _run_dask(
@@ -447,6 +510,11 @@ def run_points(
     key or file. A run that fails later raises its own error with a note naming the point, and
     the runs not yet started are cancelled. Results do not depend on ``client`` or ``jobs``.
     """
+    if _in_starting_worker():
+        # The main script runs the sweep at import, outside `if __name__ == "__main__":`.
+        # This worker cannot run anything: end it quietly (no spawn traceback per worker) and
+        # let the parent, whose pool now breaks, say what to do in one line (_run_pool).
+        raise SystemExit(1)
     normalized = validate_points(points)
     if not normalized:
         return []
