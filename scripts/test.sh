@@ -9,7 +9,8 @@
 # FAIL and names the failed steps, and the last line counts the tests run
 # ("tests: N passed, M failed, K skipped", cargo's and pytest's together). CI=true adds
 # --locked to cargo (Cargo.lock must be current).
-# Honours CARGO_TARGET_DIR (default target/).
+# Honours CARGO_TARGET_DIR (default target/). Fails (step temp-files) when the suite leaves new
+# flashlane-*, pytest-of-* or dask-scratch-space entries in ${TMPDIR:-/tmp}.
 set -euo pipefail
 
 MATURIN_VERSION=1.16.0
@@ -60,9 +61,22 @@ export FLASHLANE_BIN="$target_dir/release/flashlane"
 
 failed=()
 started=$SECONDS
+# The suite's own scratch directory, removed on exit: the log below and pytest's basetemp (the
+# tmp_path of every Python test) live in it.
+tmp=${TMPDIR:-/tmp}
+scratch=$(mktemp -d "$tmp/flashlane-test-sh.XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
 # Every step's output is also kept here, to add up the tests run at the end.
-log=$(mktemp "${TMPDIR:-/tmp}/flashlane-test-sh.XXXXXX")
-trap 'rm -f "$log"' EXIT
+log="$scratch/log"
+# What tests leave in the temporary directory if they do not clean up (the Rust tests'
+# flashlane-* files, pytest's pytest-of-USER, a Dask LocalCluster's dask-scratch-space); listed
+# before and after the suite, which must add none. (Another user's run at the same time can
+# add some too: the entries are named, so they can be told apart.)
+leftovers() {
+    find "$tmp" -mindepth 1 -maxdepth 1 \( -name 'flashlane-*' -o -name 'pytest-of-*' \
+        -o -name dask-scratch-space \) ! -name "${scratch##*/}" -printf '%f\n' 2>/dev/null | sort
+}
+tmp_before=$(leftovers)
 step() {
     local name=$1
     shift
@@ -84,7 +98,17 @@ step pip-install python -m pip install --disable-pip-version-check --no-build-is
     --no-deps --force-reinstall "$repo"
 step ruff-check ruff check python tests/python scripts
 step ruff-format ruff format --check python tests/python scripts
-step pytest python -m pytest
+step pytest python -m pytest --basetemp "$scratch/pytest"
+
+# Nothing new in the temporary directory.
+left=$(comm -13 <(printf '%s\n' "$tmp_before") <(leftovers) | sed '/^$/d')
+if [[ -n $left ]]; then
+    echo "==> temp-files: FAILED: the suite left these in $tmp:"
+    sed 's/^/    /' <<<"$left"
+    failed+=("temp-files")
+else
+    echo "==> temp-files: ok (nothing new in $tmp)"
+fi
 
 # Tests run, from cargo's "test result: ok. N passed; M failed; K ignored" lines and pytest's
 # closing "N passed, M failed, K skipped in T s" line.

@@ -20,13 +20,15 @@ Example::
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-from collections.abc import Iterator, Mapping
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Literal
 
 from flashlane import _native
-from flashlane._inputs import Workload, workloads_json
+from flashlane._inputs import Workload, reading_options, workloads_json
 
 __all__ = ["__version__", "presets", "read_trace", "run", "sweep"]
 
@@ -38,11 +40,11 @@ OverrideValue = str | int | float | bool
 
 def run(
     preset: str | None = None,
-    trace: str | os.PathLike[str] | None = None,
+    trace: TracePath | Sequence[TracePath] | None = None,
     overrides: Mapping[str, OverrideValue] | None = None,
     *,
     config: str | os.PathLike[str] | None = None,
-    format: str | None = None,
+    format: str | Sequence[str] | None = None,
     warmup_requests: int = 0,
     max_requests: int | None = None,
     seed: int = 1,
@@ -52,15 +54,22 @@ def run(
     closed_loop_requests: int | None = None,
     as_fast_as_possible: bool = False,
     addresses: Literal["strict", "fold", "remap"] = "strict",
+    max_bad_lines: int = 0,
+    device: int | None = None,
+    csv_columns: str | None = None,
+    queue_events: bool = False,
+    json_path: str | os.PathLike[str] | None = None,
 ) -> dict[str, Any]:
-    """Simulate one block trace on one SSD configuration and return the summary.
+    """Simulate block traces on one SSD configuration and return the summary.
 
-    Arguments mirror ``flashlane run``:
+    Arguments mirror ``flashlane run``; every option of that command has one here:
 
     preset
         A bundled SSD preset (see :func:`presets`); ``--preset``. Give this or ``config``.
     trace
-        The block trace to replay (plain, gzip or zstd); ``--trace``. Required.
+        The block trace to replay (plain, gzip or zstd; a blktrace capture directory);
+        ``--trace``. A list of traces is a mix, each in its own equal share of the logical
+        space, as ``--trace`` repeated.
     overrides
         Config values to change, e.g. ``{"ftl.overprovisioning_fraction": 0.2}``; each item
         is one ``--set KEY=VALUE``. Values may be str, int, float or bool; a str is read as a
@@ -68,21 +77,38 @@ def run(
     config
         An SSD config file (TOML, same layout as the presets); ``--config``.
     format
-        The trace layout (``"mqsim"``, ``"ssdsim"``, ``"disksim"``, ``"msr"``, ...);
-        ``--format``. ``None`` detects it from the content.
+        The trace layout (``"mqsim"``, ``"ssdsim"``, ``"disksim"``, ``"msr"``, ``"spc"``,
+        ``"blkparse"``, ``"blktrace"``, ``"fio"``, ``"diskmon"``, ``"hp-srt"``,
+        ``"generic-csv"``); ``--format``. ``None`` detects it from the content. With several
+        traces, one layout for all or a list of one per trace.
+    csv_columns
+        The column spec of a ``"generic-csv"`` trace (``docs/traces.md``), e.g.
+        ``"time=0:ms,op=3:Read/Write,offset=4:bytes,size=5:bytes"``; ``--csv-columns``.
+    queue_events
+        blkparse/blktrace traces: take the queue (``Q``) events instead of the issue (``D``)
+        events as the requests; ``--queue-events``.
+    max_bad_lines
+        Skip and count up to N malformed lines per trace instead of stopping at the first
+        (the summary's ``trace.bad_lines`` counts them); ``--max-bad-lines``.
+    device
+        Keep only the requests of this device / disk number; ``--device``.
     warmup_requests
-        Simulate the first N requests but leave them out of every statistic.
+        Simulate the first N requests but leave them out of every statistic;
+        ``--warmup-requests``.
     max_requests
-        Read at most N trace records (``None``: the whole trace).
+        Read at most N trace records over all traces (``None``: every one);
+        ``--max-requests``.
     seed
-        Seed of every random stream; equal inputs and seed give an equal summary.
+        Seed of every random stream; equal inputs and seed give an equal summary; ``--seed``.
     check_integrity
-        Track a version per page and count reads that miss the latest write (slower).
+        Track a version per page and count reads that miss the latest write (slower);
+        ``--check-integrity``.
     workload
         A synthetic workload generated on the fly: a profile name (``--profile``, see
         ``flashlane gen --list``), a spec as a dict with the keys of a ``--synthetic`` TOML
-        file (``docs/workloads.md``), or a list of them. Given with ``trace`` or as a list,
-        they are replayed as a mix (the trace first), as on the command line; given alone,
+        file (``docs/workloads.md``), such a TOML file as a ``pathlib.Path``
+        (``--synthetic FILE``), or a list of them. Given with ``trace`` or as a list, they
+        are replayed as a mix (the traces first), as on the command line; given alone,
         ``trace`` may be ``None``.
     time_scale
         Open-loop replay: multiply trace times by this factor (``--time-scale``).
@@ -94,6 +120,10 @@ def run(
     addresses
         ``"strict"`` (a request past the capacity is an error), ``"fold"``
         (``--fold-addresses``) or ``"remap"`` (``--remap-addresses``).
+    json_path
+        Also write the summary to this file, as ``--json FILE`` writes it (pretty JSON,
+        replaced atomically: a failed write leaves no partial file). Its directory is checked
+        before the simulation starts.
 
     Returns the summary as a ``dict`` with the layout of ``flashlane run --json``:
     ``schema_version``, ``seed``, ``config`` (the fully resolved configuration), ``trace``,
@@ -104,21 +134,26 @@ def run(
     of the same inputs give equal summaries except for the wall-clock measurements
     ``engine.wall_s``, ``engine.requests_per_s`` and ``precondition.wall_s``.
 
-    Raises ``ValueError`` for an unusable preset, config file, override, trace format or trace
-    (the message names the preset, the key, or the file and line at fault), and ``TypeError``
-    for an override value of another type. The simulation releases the GIL, so runs in
-    several threads proceed in parallel; it takes it back now and then (at most every 50 ms)
-    to run Python's signal handlers, so Ctrl-C stops a long run at once with
+    Raises ``ValueError`` for an unusable preset, config file, override, trace format, column
+    spec or trace (the message names the preset, the key, or the file and line at fault),
+    ``TypeError`` for an argument of the wrong type (the message names the argument), and
+    ``OSError`` when ``json_path`` cannot be written. The simulation releases the GIL, so
+    runs in several threads proceed in parallel; it takes it back now and then (at most every
+    50 ms) to run Python's signal handlers, so Ctrl-C stops a long run at once with
     ``KeyboardInterrupt``.
     """
-    if trace is None and workload is None:
+    traces = _trace_list(trace)
+    if not traces and workload is None:
         raise TypeError("run() needs a trace or a workload: run(preset, trace, ...)")
+    formats = _format_list(format, len(traces))
+    reading = reading_options(max_bad_lines, device, csv_columns, queue_events)
+    out = None if json_path is None else _check_writable(json_path)
     values = {} if overrides is None else dict(overrides)
     text = _native.run_json(
         preset,
         None if config is None else os.fspath(config),
-        None if trace is None else os.fspath(trace),
-        format,
+        traces,
+        formats,
         values,
         warmup_requests,
         max_requests,
@@ -129,9 +164,77 @@ def run(
         closed_loop_requests=closed_loop_requests,
         as_fast_as_possible=as_fast_as_possible,
         addresses=addresses,
+        pretty=out is not None,
+        **reading,
     )
     summary: dict[str, Any] = json.loads(text)
+    if out is not None:
+        _write_atomically(out, text + "\n")
     return summary
+
+
+TracePath = str | os.PathLike[str]
+
+
+def _trace_list(trace: TracePath | Sequence[TracePath] | None) -> list[str]:
+    """``trace`` as a list of paths (``[]`` for ``None``); a ``TypeError`` naming ``trace``."""
+    if trace is None:
+        return []
+    if isinstance(trace, (str, os.PathLike)):
+        return [os.fspath(trace)]
+    if not isinstance(trace, Sequence) or not trace:
+        raise TypeError(
+            "trace must be a path (str or pathlib.Path) or a non-empty list of paths,"
+            f" not {type(trace).__name__}"
+        )
+    paths = []
+    for item in trace:
+        if not isinstance(item, (str, os.PathLike)):
+            raise TypeError(f"trace: each item must be a path, not {type(item).__name__}")
+        paths.append(os.fspath(item))
+    return paths
+
+
+def _format_list(format: str | Sequence[str] | None, traces: int) -> list[str]:
+    """``format`` as a list: ``[]`` (detect), one layout for all, or one per trace."""
+    if format is None:
+        return []
+    formats = [format] if isinstance(format, str) else format
+    if not isinstance(formats, Sequence) or not all(isinstance(f, str) for f in formats):
+        raise TypeError(f"format must be a layout name or a list of them, not {format!r}")
+    if len(formats) > 1 and len(formats) != traces:
+        raise ValueError(
+            f"format: {len(formats)} layouts for {traces} traces; give one for all or one per trace"
+        )
+    return list(formats)
+
+
+def _check_writable(path: str | os.PathLike[str]) -> str:
+    """``path`` as a str once it is known that a file can be written there (before the run):
+    its directory exists and it is not itself a directory. An ``OSError`` naming it if not."""
+    out = os.fspath(path)
+    directory = os.path.dirname(os.path.abspath(out))
+    if os.path.isdir(out):
+        raise IsADirectoryError(f"json_path {out}: is a directory, not a file")
+    if not os.path.isdir(directory):
+        raise FileNotFoundError(f"json_path {out}: directory {directory} does not exist")
+    if not os.access(directory, os.W_OK):
+        raise PermissionError(f"json_path {out}: directory {directory} is not writable")
+    return out
+
+
+def _write_atomically(path: str, text: str) -> None:
+    """Write ``text`` to a temporary file next to ``path`` and rename it over ``path``."""
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, temporary = tempfile.mkstemp(dir=directory, prefix=".flashlane-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
 
 
 def presets() -> dict[str, str]:
@@ -200,12 +303,12 @@ def read_trace(
         The trace (plain, gzip or zstd; a blktrace directory or per-CPU prefix).
     format
         Its layout (``"msr"``, ``"spc"``, ``"blkparse"``, ``"blktrace"``, ``"fio"``,
-        ``"mqsim"``, ``"ssdsim"``, ``"disksim"``, ``"diskmon"``, ``"generic-csv"``); ``None``
-        detects it and raises ``ValueError`` if two layouts fit.
+        ``"mqsim"``, ``"ssdsim"``, ``"disksim"``, ``"diskmon"``, ``"hp-srt"``,
+        ``"generic-csv"``); ``None`` detects it and raises ``ValueError`` if two layouts fit.
     backend
         ``"polars"`` (a ``polars.DataFrame``), ``"pandas"`` (a ``pandas.DataFrame``) or
-        ``"dict"`` (a dict of equal-length lists). polars or pandas must be installed for
-        those backends.
+        ``"dict"`` (a dict of equal-length lists). polars comes with flashlane; pandas with
+        its extra (``pip install "flashlane[pandas]"``).
     chunk_rows
         ``None`` returns the whole trace as one frame. A number returns an iterator of frames
         of at most that many rows, read lazily: memory stays bounded for traces of any size.

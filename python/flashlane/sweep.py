@@ -16,6 +16,7 @@ Usage, columns and the Dask setup are described in ``docs/sweeps.md``.
 
 from __future__ import annotations
 
+import ast
 import itertools
 import json
 import multiprocessing
@@ -23,10 +24,11 @@ import os
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from flashlane import _native
-from flashlane._inputs import workload_labels, workload_list, workloads_json
+from flashlane._inputs import reading_options, workload_labels, workload_list, workloads_json
 
 __all__ = [
     "POINT_KEYS",
@@ -47,6 +49,10 @@ POINT_KEYS = (
     "trace",
     "trace_format",
     "workload",
+    "max_bad_lines",
+    "device",
+    "csv_columns",
+    "queue_events",
     "seed",
     "max_requests",
     "warmup_requests",
@@ -65,6 +71,10 @@ RUN_OPTION_KEYS = (
     "warmup_requests",
     "check_integrity",
     "trace_format",
+    "max_bad_lines",
+    "device",
+    "csv_columns",
+    "queue_events",
     "time_scale",
     "closed_loop_requests",
     "as_fast_as_possible",
@@ -154,6 +164,15 @@ def _normalize(index: int, point: Any) -> dict[str, Any]:
     tags = point.get("tags") or {}
     if not isinstance(tags, Mapping):
         raise _point_error(index, point, "'tags' must be a dict")
+    try:
+        reading = reading_options(
+            point.get("max_bad_lines", 0),
+            point.get("device"),
+            point.get("csv_columns"),
+            point.get("queue_events", False),
+        )
+    except (TypeError, ValueError) as error:
+        raise _point_error(index, point, str(error)) from None
     return {
         "preset": preset,
         "config": None if config is None else os.fspath(config),
@@ -169,16 +188,23 @@ def _normalize(index: int, point: Any) -> dict[str, Any]:
         "closed_loop_requests": closed_loop,
         "as_fast_as_possible": bool(point.get("as_fast_as_possible", False)),
         "addresses": addresses,
+        **reading,
         "tags": dict(tags),
     }
 
 
-def _check_trace(path: str, trace_format: str | None) -> None:
+def _check_trace(
+    path: str,
+    trace_format: str | None,
+    max_bad_lines: int,
+    queue_events: bool,
+    csv_columns: str | None,
+) -> None:
     """Open the trace and read its first record, so a missing, unreadable or malformed file
     fails here, naming the file (and line), before any run starts."""
     if not os.path.exists(path):
         raise ValueError(f"trace {path}: no such file or directory")
-    reader = _native.open_trace(path, trace_format, 0, False, None, 1)
+    reader = _native.open_trace(path, trace_format, max_bad_lines, queue_events, csv_columns, 1)
     next(reader, None)
 
 
@@ -198,7 +224,7 @@ def validate_points(points: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]
     """
     normalized = [_normalize(i, point) for i, point in enumerate(points)]
     configs_checked: set[str] = set()
-    traces_checked: set[tuple[str, str | None]] = set()
+    traces_checked: set[tuple[Any, ...]] = set()
     workloads_checked: set[str] = set()
     for index, point in enumerate(normalized):
         config_key = json.dumps(
@@ -221,7 +247,13 @@ def validate_points(points: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]
                 except (ValueError, TypeError) as error:
                     raise _point_error(index, point, str(error)) from None
                 workloads_checked.add(workload_key)
-        trace_key = (point["trace"], point["trace_format"])
+        trace_key = (
+            point["trace"],
+            point["trace_format"],
+            point["max_bad_lines"],
+            point["queue_events"],
+            point["csv_columns"],
+        )
         if point["trace"] is not None and trace_key not in traces_checked:
             try:
                 _check_trace(*trace_key)
@@ -237,8 +269,8 @@ def _run_point(point: dict[str, Any]) -> dict[str, Any]:
     text = _native.run_json(
         point["preset"],
         point["config"],
-        point["trace"],
-        point["trace_format"],
+        [] if point["trace"] is None else [point["trace"]],
+        [] if point["trace_format"] is None else [point["trace_format"]],
         point["overrides"],
         point["warmup_requests"],
         point["max_requests"],
@@ -249,6 +281,10 @@ def _run_point(point: dict[str, Any]) -> dict[str, Any]:
         point["closed_loop_requests"],
         point["as_fast_as_possible"],
         point["addresses"],
+        max_bad_lines=point["max_bad_lines"],
+        queue_events=point["queue_events"],
+        csv_columns=point["csv_columns"],
+        device=point["device"],
     )
     summary: dict[str, Any] = json.loads(text)
     summary["tags"] = point["tags"]
@@ -279,29 +315,90 @@ def _run_pool(
 ) -> list[dict[str, Any]]:
     results: list[dict[str, Any] | None] = [None] * len(points)
     # spawn, not fork: the caller may hold threads (polars, a Dask client) that fork would
-    # copy mid-lock. Workers import flashlane afresh.
+    # copy mid-lock. Workers import flashlane afresh, and the caller's main module too.
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-        futures = {pool.submit(_run_point, point): i for i, point in enumerate(points)}
-        pending = set(futures)
-        done_count = 0
-        while pending:
-            # FIRST_COMPLETED, not FIRST_EXCEPTION: the latter returns only once every run has
-            # finished when none fails, so progress would come all at once at the end.
-            done, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for future in done:
-                index = futures[future]
-                error = future.exception()
-                if error is not None:
-                    for other in pending:
-                        other.cancel()
-                    error.add_note(f"in sweep point {index}: {_describe(points[index])}")
-                    raise error
-                results[index] = future.result()
-                done_count += 1
-                if progress is not None:
-                    progress(done_count, len(points), index)
+    done_count = 0
+    try:
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+            futures = {pool.submit(_run_point, point): i for i, point in enumerate(points)}
+            pending = set(futures)
+            while pending:
+                # FIRST_COMPLETED, not FIRST_EXCEPTION: the latter returns only once every run
+                # has finished when none fails, so progress would come all at once at the end.
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for future in done:
+                    index = futures[future]
+                    error = future.exception()
+                    if error is not None:
+                        for other in pending:
+                            other.cancel()
+                        error.add_note(f"in sweep point {index}: {_describe(points[index])}")
+                        raise error
+                    results[index] = future.result()
+                    done_count += 1
+                    if progress is not None:
+                        progress(done_count, len(points), index)
+    except BrokenProcessPool:
+        script = _unguarded_main_script() if done_count == 0 else None
+        if script is None:
+            raise
+        raise RuntimeError(
+            f"flashlane.sweep: the worker processes could not start: {script} runs the sweep"
+            " at its top level, and every worker (started with spawn) imports it again; put"
+            ' that code under `if __name__ == "__main__":` (docs/sweeps.md), or pass jobs=1'
+        ) from None
     return [r for r in results if r is not None]
+
+
+def _is_main_guard(test: ast.expr) -> bool:
+    """``__name__ == "__main__"``, either way round."""
+    if not (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], ast.Eq)
+        and len(test.comparators) == 1
+    ):
+        return False
+    sides = [test.left, test.comparators[0]]
+    names = [s for s in sides if isinstance(s, ast.Name) and s.id == "__name__"]
+    mains = [s for s in sides if isinstance(s, ast.Constant) and s.value == "__main__"]
+    return len(names) == 1 and len(mains) == 1
+
+
+def _unguarded_main_script() -> str | None:
+    """The main script's path when this call runs from its top-level code outside an
+    ``if __name__ == "__main__":`` block: code that every spawned worker runs again as it
+    imports the script. ``None`` when that is not so or cannot be told (no script file, an
+    unreadable one, a call from another thread)."""
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    if main is None or not isinstance(path, str):
+        return None
+    frame = sys._getframe()
+    while frame is not None and not (
+        frame.f_code.co_name == "<module>" and frame.f_globals is vars(main)
+    ):
+        frame = frame.f_back
+    if frame is None:
+        return None
+    try:
+        with open(path, encoding="utf-8") as source:
+            tree = ast.parse(source.read(), path)
+    except (OSError, SyntaxError, ValueError):
+        return None
+    line = frame.f_lineno
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and _is_main_guard(node.test):
+            end = node.end_lineno if node.end_lineno is not None else node.lineno
+            if node.lineno <= line <= end:
+                return None
+    return path
+
+
+def _in_starting_worker() -> bool:
+    """True in a pool worker that spawn is still starting: it is importing the caller's main
+    module, whose top level (unguarded) called the sweep again."""
+    return bool(getattr(multiprocessing.current_process(), "_inheriting", False))
 
 
 def _run_dask(
@@ -371,6 +468,10 @@ def run_points(
         The block trace, opened as given on the machine that runs the point.
     ``trace_format`` (str or None)
         The trace layout; ``None`` detects it.
+    ``max_bad_lines`` (int, default 0), ``device`` (int or None), ``csv_columns`` (str or
+    None), ``queue_events`` (bool, default False)
+        How the trace is read, as in :func:`flashlane.run` (``--max-bad-lines``,
+        ``--device``, ``--csv-columns``, ``--queue-events``).
     ``workload`` (str, dict, a list of them, or None)
         A synthetic workload generated on the fly: a profile name (``flashlane gen --list``)
         or a spec dict with the keys of a ``--synthetic`` TOML file (``docs/workloads.md``);
@@ -409,6 +510,11 @@ def run_points(
     key or file. A run that fails later raises its own error with a note naming the point, and
     the runs not yet started are cancelled. Results do not depend on ``client`` or ``jobs``.
     """
+    if _in_starting_worker():
+        # The main script runs the sweep at import, outside `if __name__ == "__main__":`.
+        # This worker cannot run anything: end it quietly (no spawn traceback per worker) and
+        # let the parent, whose pool now breaks, say what to do in one line (_run_pool).
+        raise SystemExit(1)
     normalized = validate_points(points)
     if not normalized:
         return []
@@ -496,6 +602,10 @@ def sweep(
     closed_loop_requests: int | None = None,
     as_fast_as_possible: bool = False,
     addresses: str = "strict",
+    max_bad_lines: int = 0,
+    device: int | None = None,
+    csv_columns: str | None = None,
+    queue_events: bool = False,
 ) -> Any:
     """Run the cartesian product of ``grid`` over ``traces``; one ``polars.DataFrame`` row per run.
 
@@ -509,15 +619,18 @@ def sweep(
         (``"seed": [1, 2, 3]`` repeats each run with three seeds).
     traces
         The inputs; each grid combination runs on each. An entry is a block trace path, or a
-        dict with ``trace`` (a path), ``trace_format`` and/or ``workload`` (a profile name or a
-        spec dict, see :func:`run_points`): ``{"workload": "hm_0"}`` is a synthetic stand-in,
-        ``{"trace": PATH, "trace_format": "spc"}`` a trace of a given layout.
+        dict with ``trace`` (a path), ``trace_format``, ``csv_columns`` and/or ``workload`` (a
+        profile name, a spec dict or a spec file, see :func:`run_points`):
+        ``{"workload": "hm_0"}`` is a synthetic stand-in, ``{"trace": PATH, "trace_format":
+        "spc"}`` a trace of a given layout.
     client, jobs, progress
         As in :func:`run_points`: a local process pool by default, a Dask cluster given a
         ``distributed.Client``.
     seed, trace_format, max_requests, warmup_requests, check_integrity, time_scale,
-    closed_loop_requests, as_fast_as_possible, addresses
-        Run options for every run, as in :func:`run_points` (a grid key of the same name wins).
+    closed_loop_requests, as_fast_as_possible, addresses, max_bad_lines, device, csv_columns,
+    queue_events
+        Run options for every run, as in :func:`run_points` (a grid key of the same name wins;
+        an entry of ``traces`` gives its own ``trace_format`` and ``csv_columns``).
     wall_clock
         Keep the wall-clock columns (:data:`WALL_CLOCK_COLUMNS`). Off by default so that the
         same grid and seed give an identical frame wherever it runs.
@@ -541,7 +654,7 @@ def sweep(
         traces = [traces]
     if not traces:
         raise ValueError("traces: give at least one trace path or workload")
-    inputs = [_sweep_input(i, entry, trace_format) for i, entry in enumerate(traces)]
+    inputs = [_sweep_input(i, entry, trace_format, csv_columns) for i, entry in enumerate(traces)]
     for key in ("trace", "tags"):
         if key in grid:
             raise ValueError(f"grid key {key!r} is reserved; give traces in the traces argument")
@@ -554,7 +667,6 @@ def sweep(
                 "preset": start["preset"],
                 "config": start["config"],
                 "overrides": dict(start["overrides"]),
-                **source,
                 "seed": seed,
                 "max_requests": max_requests,
                 "warmup_requests": warmup_requests,
@@ -563,6 +675,10 @@ def sweep(
                 "closed_loop_requests": closed_loop_requests,
                 "as_fast_as_possible": as_fast_as_possible,
                 "addresses": addresses,
+                "max_bad_lines": max_bad_lines,
+                "device": device,
+                "queue_events": queue_events,
+                **source,
             }
             for key, value in zip(keys, values, strict=True):
                 if key in RUN_OPTION_KEYS:
@@ -599,14 +715,23 @@ def sweep(
 
 
 def _sweep_input(
-    index: int, entry: str | os.PathLike[str] | Mapping[str, Any], trace_format: str | None
+    index: int,
+    entry: str | os.PathLike[str] | Mapping[str, Any],
+    trace_format: str | None,
+    csv_columns: str | None,
 ) -> dict[str, Any]:
-    """One entry of sweep's ``traces`` as point keys (trace, trace_format, workload)."""
+    """One entry of sweep's ``traces`` as point keys (trace, trace_format, csv_columns,
+    workload)."""
     if isinstance(entry, (str, os.PathLike)):
-        return {"trace": os.fspath(entry), "trace_format": trace_format, "workload": None}
+        return {
+            "trace": os.fspath(entry),
+            "trace_format": trace_format,
+            "csv_columns": csv_columns,
+            "workload": None,
+        }
     if not isinstance(entry, Mapping):
         raise TypeError(f"traces[{index}]: expected a path or a dict, not {type(entry).__name__}")
-    allowed = ("trace", "trace_format", "workload")
+    allowed = ("trace", "trace_format", "csv_columns", "workload")
     unknown = sorted(set(entry) - set(allowed))
     if unknown or ("trace" not in entry and "workload" not in entry):
         raise ValueError(
@@ -617,6 +742,7 @@ def _sweep_input(
     return {
         "trace": None if trace is None else os.fspath(trace),
         "trace_format": entry.get("trace_format", trace_format),
+        "csv_columns": entry.get("csv_columns", csv_columns),
         "workload": entry.get("workload"),
     }
 

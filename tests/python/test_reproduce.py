@@ -151,9 +151,18 @@ def test_piq_csv_is_byte_identical_on_a_dask_localcluster(
         "distributed", reason="distributed is not installed (pip install flashlane[dask])"
     )
     out, _ = quick_all
+    import dask
+
     with (
+        # Dask's scratch space (dask-scratch-space, of the scheduler and of every worker) goes
+        # in the test's directory, not in $TMPDIR.
+        dask.config.set({"temporary-directory": str(tmp_path)}),
         distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            local_directory=tmp_path,
         ) as cluster,
         distributed.Client(cluster) as client,
     ):

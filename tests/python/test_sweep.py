@@ -133,13 +133,20 @@ def test_point_without_trace_or_with_unknown_key_raises():
         run_points([{"preset": PRESET, "trace": TPCC, "trace_fromat": "mqsim"}])
 
 
-def test_pool_and_dask_localcluster_give_identical_frames(pool_frame):
+def test_pool_and_dask_localcluster_give_identical_frames(pool_frame, tmp_path):
     distributed = pytest.importorskip(
         "distributed", reason="distributed is not installed (pip install flashlane[dask])"
     )
     with (
+        # Dask's scratch space (dask-scratch-space, of the scheduler and of every worker) goes
+        # in the test's directory, not in $TMPDIR.
+        dask_temporary_directory(tmp_path),
         distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            local_directory=tmp_path,
         ) as cluster,
         distributed.Client(cluster) as client,
     ):
@@ -150,6 +157,13 @@ def test_pool_and_dask_localcluster_give_identical_frames(pool_frame):
     assert without_wall_clock(result) == without_wall_clock(expected)
     assert on_dask.equals(pool_frame)
     assert on_dask.columns == pool_frame.columns
+
+
+def dask_temporary_directory(path):
+    """Dask's `temporary-directory` set to `path` while the context is open."""
+    import dask
+
+    return dask.config.set({"temporary-directory": str(path)})
 
 
 def without_wall_clock(summary):

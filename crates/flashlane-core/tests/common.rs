@@ -2,7 +2,7 @@
 #![allow(dead_code)]
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use flashlane_core::config::Config;
 use flashlane_core::stats::Summary;
@@ -13,13 +13,59 @@ use rand::{Rng, SeedableRng};
 /// (time ns, byte offset, bytes, is_read)
 pub type Req = (u64, u64, u64, bool);
 
+/// A fresh directory in the system's temporary directory, removed with everything in it when
+/// dropped: at the end of the test that holds it, whether the test passes or fails. Derefs to
+/// its path.
+pub struct ScratchDir(PathBuf);
+
+impl ScratchDir {
+    /// A new empty directory `flashlane-{name}-{pid}-{n}`, unique per call.
+    pub fn new(name: &str) -> ScratchDir {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("flashlane-{name}-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("create scratch dir");
+        ScratchDir(dir)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl std::ops::Deref for ScratchDir {
+    type Target = Path;
+
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for ScratchDir {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for ScratchDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 /// Write `requests` as an MQSim trace in a fresh temporary file, unique per call (tests of one
-/// process run in parallel and may reuse a name).
+/// process run in parallel and may reuse a name). The caller removes it; [`mqsim_trace_in`] a
+/// [`ScratchDir`] is removed for it.
 pub fn mqsim_trace(name: &str, requests: &[Req]) -> PathBuf {
+    mqsim_trace_in(&std::env::temp_dir(), name, requests)
+}
+
+/// Write `requests` as an MQSim trace in `dir`, under a name unique per call.
+pub fn mqsim_trace_in(dir: &Path, name: &str, requests: &[Req]) -> PathBuf {
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let path =
-        std::env::temp_dir().join(format!("flashlane-{}-{n}-{name}.mqsim", std::process::id()));
+    let path = dir.join(format!("flashlane-{}-{n}-{name}.mqsim", std::process::id()));
     let mut file = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
     for (t, offset, bytes, read) in requests {
         assert!(offset % 512 == 0 && bytes % 512 == 0);

@@ -1,7 +1,11 @@
 //! Trace readers against the real traces in <repo>/traces/ and small hand-written fixtures.
 
+mod common;
+
 use std::io::Cursor;
 use std::path::{Path, PathBuf};
+
+use common::ScratchDir;
 
 use flashlane_core::trace::{
     self, detect, open, open_with, BlkparseReader, BlockEvent, DiskmonReader, FioReader,
@@ -16,12 +20,9 @@ fn real(name: &str) -> PathBuf {
     Path::new(TRACES).join(name)
 }
 
-/// A scratch directory unique to this test process and `name`.
-fn scratch_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("flashlane-trace-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create scratch dir");
-    dir
+/// A scratch directory unique to this call, removed when the test ends.
+fn scratch_dir(name: &str) -> ScratchDir {
+    ScratchDir::new(&format!("trace-{name}"))
 }
 
 fn write_file(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
@@ -876,7 +877,7 @@ fn blktrace_merges_cpus_in_time_order() {
             record(300, dev, 2, 10_240, 8192, Op::Read),
             record(500, dev, 4, 15_360, 512, Op::Read),
         ];
-        for path in [dir.clone(), dir.join("sdb")] {
+        for path in [dir.to_path_buf(), dir.join("sdb")] {
             assert_eq!(detect(&path).unwrap(), TraceFormat::Blktrace);
             let mut reader = open(&path, TraceFormat::Blktrace).unwrap();
             assert_eq!(read_all(&mut *reader).unwrap(), expected);
@@ -911,7 +912,7 @@ fn blktrace_notes_the_cpu_files_it_did_not_read() {
     let single = open(&dir.join("sdb.blktrace.1"), TraceFormat::Blktrace).unwrap();
     assert_eq!(single.notes().missing_cpu_files, vec![0]);
     std::fs::rename(dir.join("sdb.blktrace.1"), dir.join("sdb.blktrace.3")).unwrap();
-    for path in [dir.clone(), dir.join("sdb")] {
+    for path in [dir.to_path_buf(), dir.join("sdb")] {
         let gap = open(&path, TraceFormat::Blktrace).unwrap();
         assert_eq!(gap.notes().missing_cpu_files, vec![1, 2]);
     }
@@ -974,7 +975,7 @@ fn compressed_blktrace_capture_reads_the_same_requests() {
         "sdb.blktrace.1.zst",
         &zstd::encode_all(&cpu1[..], 3).unwrap(),
     );
-    for path in [packed.clone(), packed.join("sdb")] {
+    for path in [packed.to_path_buf(), packed.join("sdb")] {
         assert_eq!(detect(&path).unwrap(), TraceFormat::Blktrace);
         let mut reader = open(&path, TraceFormat::Blktrace).unwrap();
         assert_eq!(read_all(&mut *reader).unwrap(), expected);
@@ -987,8 +988,6 @@ fn compressed_blktrace_capture_reads_the_same_requests() {
         .unwrap()
         .to_string();
     assert!(message.contains("two files for CPU 1"), "{message}");
-    let _ = std::fs::remove_dir_all(&plain);
-    let _ = std::fs::remove_dir_all(&packed);
 }
 
 // ---------------------------------------------------------------- DiskMon
@@ -1060,7 +1059,6 @@ fn diskmon_is_detected_from_content() {
         Some(TraceFormat::Diskmon)
     );
     assert_eq!(read_path(&path, TraceFormat::Diskmon).len(), 3);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 // ---------------------------------------------------------------- no panics on any input
@@ -1167,7 +1165,6 @@ proptest! {
         if let Ok(mut reader) = open_with(&path, TraceFormat::Blktrace, &lenient()) {
             drain(&mut *reader);
         }
-        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
@@ -1180,7 +1177,6 @@ proptest! {
                 drain(&mut *reader);
             }
         }
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }
 
@@ -1232,7 +1228,6 @@ proptest! {
         let copy = trace::SpilledStream::copy(&path).unwrap();
         prop_assert_eq!(copy.len(), bytes.len() as u64);
         let spilled = outcome(copy.open(&path, None, &lenient()));
-        let _ = std::fs::remove_dir_all(&dir);
         prop_assert_eq!(&once, &reopened);
         prop_assert_eq!(&spilled, &reopened);
     }
@@ -1325,7 +1320,6 @@ fn a_byte_order_mark_changes_nothing() {
             assert_eq!(detect(&marked).unwrap(), found, "{name}");
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

@@ -2,8 +2,12 @@
 //! fixtures, the bundled real traces, round trips through every writable layout, refusal of
 //! lossy conversions and atomic output.
 
+mod common;
+
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+
+use common::ScratchDir;
 
 use flashlane_core::trace::analysis::{DeviceRequests, SizeBucket};
 use flashlane_core::trace::writer::{
@@ -54,12 +58,9 @@ fn real(name: &str) -> PathBuf {
     Path::new(TRACES).join(name)
 }
 
-/// A scratch directory unique to this test process and `name`.
-fn scratch_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("flashlane-tools-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create scratch dir");
-    dir
+/// A scratch directory unique to this call, removed when the test ends.
+fn scratch_dir(name: &str) -> ScratchDir {
+    ScratchDir::new(&format!("tools-{name}"))
 }
 
 fn write_file(dir: &Path, name: &str, text: &str) -> PathBuf {

@@ -5,7 +5,7 @@ mod common;
 
 use std::io::Write;
 
-use common::{mqsim_trace, preset, spec, Req};
+use common::{mqsim_trace_in, preset, spec, Req, ScratchDir};
 use flashlane_core::run::Replay;
 use flashlane_core::stats::Summary;
 use flashlane_core::trace::TraceFormat;
@@ -22,12 +22,9 @@ fn warning<'a>(s: &'a Summary, code: &str) -> &'a flashlane_core::stats::Warning
         .unwrap_or_else(|| panic!("no {code} warning in {:?}", s.warnings))
 }
 
-/// Write `text` as an MQSim trace file.
-fn text_trace(name: &str, text: &str) -> std::path::PathBuf {
-    let path = std::env::temp_dir().join(format!(
-        "flashlane-warn-{}-{name}.mqsim",
-        std::process::id()
-    ));
+/// Write `text` as an MQSim trace file in `dir`.
+fn text_trace(dir: &ScratchDir, name: &str, text: &str) -> std::path::PathBuf {
+    let path = dir.join(format!("{name}.mqsim"));
     std::fs::File::create(&path)
         .unwrap()
         .write_all(text.as_bytes())
@@ -56,7 +53,8 @@ fn a_clean_run_has_no_warnings() {
         .enumerate()
         .map(|(i, (_, offset, bytes, read))| (i as u64 / 2 * 1_000_000, offset, bytes, read))
         .collect();
-    let trace = mqsim_trace("clean", &pairs);
+    let dir = ScratchDir::new("warn");
+    let trace = mqsim_trace_in(&dir, "clean", &pairs);
     let s = run_spec(&spec(config, trace));
     assert_eq!(codes(&s), Vec::<&str>::new());
     let json = serde_json::to_value(&s).unwrap();
@@ -79,7 +77,8 @@ fn skipped_clamped_and_far_future_lines_are_warned_with_their_counts() {
             text.push_str("not a record\n");
         }
     }
-    let trace = text_trace("lines", &text);
+    let dir = ScratchDir::new("warn");
+    let trace = text_trace(&dir, "lines", &text);
     let mut spec = spec(preset("mqsim-default", &[]), trace);
     spec.traces[0].options.max_bad_lines = 100;
     let s = run_spec(&spec);
@@ -107,8 +106,9 @@ fn skipped_clamped_and_far_future_lines_are_warned_with_their_counts() {
 
 #[test]
 fn nothing_measured_is_warned() {
+    let dir = ScratchDir::new("warn");
     // Warm-up as long as the trace.
-    let trace = mqsim_trace("warm", &spaced(50, 100_000));
+    let trace = mqsim_trace_in(&dir, "warm", &spaced(50, 100_000));
     let mut warm = spec(preset("mqsim-default", &[]), trace.clone());
     warm.warmup_requests = 50;
     let s = run_spec(&warm);
@@ -125,8 +125,7 @@ fn nothing_measured_is_warned() {
         w.message
     );
     // A CSV trace with its header only.
-    let header =
-        std::env::temp_dir().join(format!("flashlane-warn-{}-header.csv", std::process::id()));
+    let header = dir.join("header.csv");
     std::fs::write(
         &header,
         "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime\n",
@@ -147,8 +146,10 @@ fn nothing_measured_is_warned() {
 /// span; requests steadily faster than the SSD make it saturate instead.
 #[test]
 fn a_span_far_longer_than_the_trace_and_a_saturated_run_are_warned() {
+    let dir = ScratchDir::new("warn");
     let config = preset("mqsim-default", &[]);
-    let s = run_spec(&spec(config.clone(), mqsim_trace("span", &spaced(2000, 1))));
+    let span = mqsim_trace_in(&dir, "span", &spaced(2000, 1));
+    let s = run_spec(&spec(config.clone(), span));
     assert_eq!(codes(&s), ["span_longer_than_trace"]);
     // 20 us apart: a write every 40 us on one chip at a time is more than it can program.
     let one_chip = preset(
@@ -161,12 +162,12 @@ fn a_span_far_longer_than_the_trace_and_a_saturated_run_are_warned() {
     let writes: Vec<Req> = (0..4000u64)
         .map(|i| (i * 20_000, (i % 512) * 4096, 4096, false))
         .collect();
-    let s = run_spec(&spec(one_chip, mqsim_trace("saturate", &writes)));
+    let s = run_spec(&spec(one_chip, mqsim_trace_in(&dir, "saturate", &writes)));
     let w = warning(&s, "open_loop_saturated");
     assert!(w.count > 100, "{w:?}");
     assert!(!codes(&s).contains(&"span_longer_than_trace"));
     // Closed-loop replay is never judged for either.
-    let mut closed = spec(config, mqsim_trace("closed", &spaced(2000, 1)));
+    let mut closed = spec(config, mqsim_trace_in(&dir, "closed", &spaced(2000, 1)));
     closed.replay = Replay::ClosedLoop { outstanding: 4 };
     assert_eq!(codes(&run_spec(&closed)), Vec::<&str>::new());
 }
@@ -175,10 +176,9 @@ fn a_span_far_longer_than_the_trace_and_a_saturated_run_are_warned() {
 /// cannot differ, and the run says so.
 #[test]
 fn a_host_queue_that_never_held_two_requests_is_warned() {
+    let dir = ScratchDir::new("warn");
     let config = preset("mqsim-default", &[]);
-    let s = run_spec(&spec(
-        config,
-        mqsim_trace("oneatatime", &spaced(200, 200_000)),
-    ));
+    let trace = mqsim_trace_in(&dir, "oneatatime", &spaced(200, 200_000));
+    let s = run_spec(&spec(config, trace));
     assert_eq!(codes(&s), ["host_queue_never_held_two"]);
 }

@@ -54,24 +54,29 @@ fn override_text(key: &str, value: &Bound<'_, PyAny>) -> PyResult<String> {
     }
 }
 
-/// Run one simulation and return its summary as JSON text (the layout of `flashlane run --json`).
-/// The inputs are a trace, synthetic workloads, or both (a mix, as on the command line):
-/// `workloads_json` is a JSON array whose items are profile names (strings, as `--profile`)
-/// or specs (objects with the keys of a `--synthetic` TOML file). Replay and address policy
-/// as `--time-scale`, `--closed-loop`, `--afap`, `--fold-addresses` / `--remap-addresses`.
+/// Run one simulation and return its summary as JSON text (the layout of `flashlane run --json`;
+/// `pretty` gives the very text that command writes, less its final newline).
+/// The inputs are traces, synthetic workloads, or both (a mix, as on the command line):
+/// `traces` in order, each read in `formats[i]` (or the one format given for all, or detected
+/// when none is), then `workloads_json`, a JSON array whose items are profile names (strings,
+/// as `--profile`), specs (objects with the keys of a `--synthetic` TOML file) or
+/// `{"spec_file": PATH}` (`--synthetic PATH`). Reading as `--max-bad-lines`,
+/// `--queue-events`, `--csv-columns` and `--device`; replay and address policy as
+/// `--time-scale`, `--closed-loop`, `--afap`, `--fold-addresses` / `--remap-addresses`.
 #[pyfunction]
 #[pyo3(signature = (
-    preset, config, trace, format, overrides, warmup_requests, max_requests, seed,
+    preset, config, traces, formats, overrides, warmup_requests, max_requests, seed,
     check_integrity, workloads_json=None, time_scale=1.0,
-    closed_loop_requests=None, as_fast_as_possible=false, addresses="strict"
+    closed_loop_requests=None, as_fast_as_possible=false, addresses="strict",
+    max_bad_lines=0, queue_events=false, csv_columns=None, device=None, pretty=false
 ))]
 #[allow(clippy::too_many_arguments)]
 fn run_json(
     py: Python<'_>,
     preset: Option<String>,
     config: Option<PathBuf>,
-    trace: Option<PathBuf>,
-    format: Option<String>,
+    traces: Vec<PathBuf>,
+    formats: Vec<String>,
     overrides: &Bound<'_, PyDict>,
     warmup_requests: u64,
     max_requests: Option<u64>,
@@ -82,13 +87,42 @@ fn run_json(
     closed_loop_requests: Option<u32>,
     as_fast_as_possible: bool,
     addresses: &str,
+    max_bad_lines: u64,
+    queue_events: bool,
+    csv_columns: Option<String>,
+    device: Option<u32>,
+    pretty: bool,
 ) -> PyResult<String> {
     let config = build_config(preset, config, overrides)?;
-    let trace_format = format.map(|name| parse_format(&name)).transpose()?;
+    let formats = formats
+        .iter()
+        .map(|name| parse_format(name))
+        .collect::<PyResult<Vec<_>>>()?;
+    if formats.len() > 1 && formats.len() != traces.len() {
+        return Err(PyValueError::new_err(format!(
+            "format: {} layouts for {} traces; give one for all or one per trace",
+            formats.len(),
+            traces.len()
+        )));
+    }
+    // A pipe read by one trace is empty for the next: refuse rather than replay nothing.
+    for (i, path) in traces.iter().enumerate() {
+        if traces[..i].contains(path) && trace::is_stream(path) {
+            return Err(PyValueError::new_err(format!(
+                "trace {} given twice: it is a pipe or standard input, which can be read only \
+                 once",
+                path.display()
+            )));
+        }
+    }
+    let options = reader_options(max_bad_lines, queue_events, csv_columns)?;
     let synthetic = synthetic_workloads(workloads_json.as_deref())?;
-    let mut traces = Vec::with_capacity(1 + synthetic.len());
-    if let Some(path) = trace {
-        traces.push(TraceInput::new(path, trace_format));
+    let mut inputs = Vec::with_capacity(traces.len() + synthetic.len());
+    for (i, path) in traces.into_iter().enumerate() {
+        let mut input = TraceInput::new(path, formats.get(i).or(formats.first()).copied());
+        input.options = options.clone();
+        input.device = device;
+        inputs.push(input);
     }
     // A closed-loop spec asks for closed-loop replay at its depth unless the caller chose, as
     // on the command line.
@@ -99,9 +133,11 @@ fn run_json(
         _ => None,
     });
     for (name, spec) in synthetic {
-        traces.push(TraceInput::synthetic(name, spec));
+        let mut input = TraceInput::synthetic(name, spec);
+        input.device = device;
+        inputs.push(input);
     }
-    if traces.is_empty() {
+    if inputs.is_empty() {
         return Err(PyValueError::new_err("give a trace, a workload, or both"));
     }
     let replay = match (closed_loop_requests, as_fast_as_possible, spec_depth) {
@@ -122,7 +158,7 @@ fn run_json(
     };
     let spec = RunSpec {
         config,
-        traces,
+        traces: inputs,
         replay,
         addresses,
         warmup_requests,
@@ -155,7 +191,34 @@ fn run_json(
         return Err(err);
     }
     let summary = result.map_err(to_py_err)?;
-    serde_json::to_string(&summary).map_err(|e| PyValueError::new_err(e.to_string()))
+    if pretty {
+        serde_json::to_string_pretty(&summary)
+    } else {
+        serde_json::to_string(&summary)
+    }
+    .map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// Reader settings as `--max-bad-lines`, `--queue-events` and `--csv-columns` give them.
+fn reader_options(
+    max_bad_lines: u64,
+    queue_events: bool,
+    csv_columns: Option<String>,
+) -> PyResult<ReaderOptions> {
+    let mut options = ReaderOptions {
+        max_bad_lines,
+        ..ReaderOptions::default()
+    };
+    if queue_events {
+        options.block_event = BlockEvent::Queue;
+    }
+    if let Some(text) = csv_columns {
+        options.generic_csv = Some(
+            text.parse::<GenericCsvSpec>()
+                .map_err(|e| PyValueError::new_err(format!("csv_columns {text}: {e}")))?,
+        );
+    }
+    Ok(options)
 }
 
 /// The synthetic workloads of a JSON array of profile names and specs, each with the name it
@@ -172,10 +235,19 @@ fn synthetic_workloads(workloads_json: Option<&str>) -> PyResult<Vec<(String, Sy
             serde_json::Value::String(name) => {
                 let profile = workload::profile(&name).ok_or_else(|| {
                     PyValueError::new_err(format!(
-                        "workload profile `{name}`: unknown profile; `flashlane gen --list` lists them"
+                        "workload profile `{name}`: unknown profile; `flashlane gen --list` \
+                         lists them (a spec file is given as a pathlib.Path)"
                     ))
                 })?;
                 Ok((format!("profile {}", profile.name), profile.spec))
+            }
+            serde_json::Value::Object(map)
+                if map.len() == 1 && map.get("spec_file").is_some_and(|v| v.is_string()) =>
+            {
+                let path = PathBuf::from(map["spec_file"].as_str().unwrap_or_default());
+                let spec = SyntheticSpec::from_file(&path).map_err(to_py_err)?;
+                // Named by its path, as `--synthetic PATH` names it.
+                Ok((path.display().to_string(), spec))
             }
             spec @ serde_json::Value::Object(_) => {
                 let spec: SyntheticSpec = serde_json::from_value(spec)
@@ -319,19 +391,7 @@ fn open_trace(
         return Err(PyValueError::new_err("chunk_rows must be at least 1"));
     }
     let format = format.map(|name| parse_format(&name)).transpose()?;
-    let mut options = ReaderOptions {
-        max_bad_lines,
-        ..ReaderOptions::default()
-    };
-    if queue_events {
-        options.block_event = BlockEvent::Queue;
-    }
-    if let Some(text) = csv_columns {
-        options.generic_csv = Some(
-            text.parse::<GenericCsvSpec>()
-                .map_err(|e| PyValueError::new_err(format!("csv_columns {text}: {e}")))?,
-        );
-    }
+    let options = reader_options(max_bad_lines, queue_events, csv_columns)?;
     // One open: a pipe's layout is detected on the bytes the reader then reads.
     let reader = trace::open_detected(&path, format, &options).map_err(|e| to_py_err(e.into()))?;
     Ok(TraceChunks { reader, chunk_rows })

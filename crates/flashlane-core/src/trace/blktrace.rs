@@ -11,7 +11,7 @@ use std::collections::BinaryHeap;
 use std::io::{BufRead, Read};
 use std::path::{Path, PathBuf};
 
-use super::common::{RecordChecks, SECTOR_BYTES};
+use super::common::{hex, read_full, RecordChecks, SECTOR_BYTES};
 use super::{
     open_decompressed, BlockEvent, Op, ReaderOptions, TraceError, TraceFormat, TraceReader,
     TraceRecord,
@@ -191,23 +191,6 @@ struct CpuFile {
 struct EventFault {
     error: TraceError,
     skippable: bool,
-}
-
-fn read_full(input: &mut dyn BufRead, buf: &mut [u8]) -> std::io::Result<usize> {
-    let mut filled = 0;
-    while filled < buf.len() {
-        match input.read(&mut buf[filled..]) {
-            Ok(0) => break,
-            Ok(n) => filled += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(filled)
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 impl CpuFile {

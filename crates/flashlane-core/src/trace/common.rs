@@ -535,6 +535,26 @@ pub(crate) fn sectors_to_bytes(sectors: u64, what: &str) -> Result<u64, LineErro
         .ok_or_else(|| LineError::bad(format!("{what} overflows 64-bit bytes")))
 }
 
+/// Fills `buf` from `input` as far as the input goes; returns the bytes read (fewer than
+/// `buf.len()` only at the end of the input). For the binary layouts' fixed-size records.
+pub(crate) fn read_full(input: &mut dyn BufRead, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match input.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(filled)
+}
+
+/// Bytes as lowercase hex: a binary record's text in an error message.
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 /// Shows a field in an error message.
 pub(crate) fn show(field: &[u8]) -> String {
     line_text(field)

@@ -1,5 +1,7 @@
-//! Layout detection from content: every layout's reader is run over the first lines and the
-//! layouts that read them without error are the candidates. Exactly one must remain.
+//! Layout detection from content: binary layouts are recognised by their first bytes; for text,
+//! every layout's reader is run over the first lines and the layouts that read them without
+//! error are the candidates. Exactly one must remain. Binary content of no supported layout,
+//! and text no reader fits, are errors that say which layouts flashlane reads.
 
 use std::io::{Cursor, Read};
 use std::path::Path;
@@ -10,6 +12,7 @@ use super::blktrace::{blktrace_files, has_blktrace_magic};
 use super::common::{LineLayout, LineReader};
 use super::diskmon::DiskmonLayout;
 use super::fio::FioLayout;
+use super::hp_srt::has_hp_srt_records;
 use super::msr::MsrLayout;
 use super::spc::SpcLayout;
 use super::{open_decompressed, BlockEvent, ReaderOptions, TraceError, TraceFormat};
@@ -56,7 +59,9 @@ fn trial_format(path: &Path, sample: &[u8], format: TraceFormat) -> Result<(), S
         TraceFormat::Blkparse => trial(path, sample, BlkparseLayout::new(BlockEvent::Issue)),
         TraceFormat::Fio => trial(path, sample, FioLayout::new()),
         TraceFormat::Diskmon => trial(path, sample, DiskmonLayout::new()),
-        TraceFormat::Blktrace | TraceFormat::GenericCsv => Err("not detected from text".to_owned()),
+        TraceFormat::Blktrace | TraceFormat::HpSrt | TraceFormat::GenericCsv => {
+            Err("not detected from text".to_owned())
+        }
     }
 }
 
@@ -77,9 +82,12 @@ fn extension_format(path: &Path) -> Option<TraceFormat> {
 /// Decides the layout of `path` from its content (after decompression).
 ///
 /// A directory, or a prefix `DIR/NAME` of `NAME.blktrace.N` files, is a binary blktrace
-/// capture; so is a file starting with the blktrace magic. Text is tried against every text
-/// layout (all but generic-csv). No fit, or several fits that the file extension does not
-/// settle, is an error that names the layouts.
+/// capture; so is a file starting with the blktrace magic. A file of whole HP SRT records
+/// (after an optional text header) is `hp-srt`. Other binary content (NUL bytes, or mostly
+/// control and invalid UTF-8 bytes) is an error saying it is no supported layout. Text is
+/// tried against every text layout (all but generic-csv). No fit, or several fits that the
+/// file extension does not settle, is an error that names the layouts; generic-csv is
+/// suggested only when the text is delimited columns.
 ///
 /// This reads the start of `path`: for a pipe or standard input, whose bytes can be read only
 /// once, open the trace with [`super::open_detected`], which detects on the same bytes it
@@ -113,6 +121,22 @@ pub(crate) fn detect_sample(path: &Path, sample: &[u8]) -> Result<TraceFormat, T
     if has_blktrace_magic(sample) {
         return Ok(TraceFormat::Blktrace);
     }
+    if has_hp_srt_records(sample) {
+        return Ok(TraceFormat::HpSrt);
+    }
+    if let Some(what) = binary_content(sample) {
+        let hint = if what.contains("compressed") {
+            "flashlane decompresses gzip and zstd only: decompress it first"
+        } else {
+            "gzip and zstd files are decompressed as they are read"
+        };
+        return Err(error(format!(
+            "{what}: not a supported layout (binary layouts: {}; text layouts: {}; \
+             docs/traces.md); {hint}",
+            names(BINARY_LAYOUTS),
+            names(TEXT_LAYOUTS),
+        )));
+    }
     // A text file may start with a byte order mark; the readers skip it too.
     sample = sample
         .strip_prefix(super::common::UTF8_BOM)
@@ -130,19 +154,9 @@ pub(crate) fn detect_sample(path: &Path, sample: &[u8]) -> Result<TraceFormat, T
             "cannot detect the layout: no complete text line in the first 64 KiB".into(),
         ));
     }
-    let candidates = [
-        TraceFormat::Msr,
-        TraceFormat::Spc,
-        TraceFormat::Blkparse,
-        TraceFormat::Fio,
-        TraceFormat::Diskmon,
-        TraceFormat::Mqsim,
-        TraceFormat::Ssdsim,
-        TraceFormat::Disksim,
-    ];
     let mut fits = Vec::new();
     let mut tried = Vec::new();
-    for format in candidates {
+    for &format in DETECTED_TEXT_LAYOUTS {
         match trial_format(path, sample, format) {
             Ok(()) => fits.push(format),
             Err(why) => tried.push(format!("{format} ({why})")),
@@ -151,9 +165,18 @@ pub(crate) fn detect_sample(path: &Path, sample: &[u8]) -> Result<TraceFormat, T
     match fits.as_slice() {
         [one] => Ok(*one),
         [] => Err(error(format!(
-            "no known layout fits the first lines; tried: {}; for other layouts use \
-             --format generic-csv with a column spec",
-            tried.join("; ")
+            "no known layout fits the first lines; tried: {}; {}",
+            tried.join("; "),
+            match delimited_columns(sample) {
+                Some((delimiter, columns)) => format!(
+                    "the lines look like {columns} {delimiter}-separated columns: read them \
+                     with --format generic-csv and a column spec (--csv-columns, \
+                     docs/traces.md)"
+                ),
+                None => "the lines are not delimited columns either, so generic-csv cannot \
+                         read them"
+                    .to_owned(),
+            }
         ))),
         several => {
             if let Some(by_name) = extension_format(path).filter(|f| several.contains(f)) {
@@ -167,4 +190,137 @@ pub(crate) fn detect_sample(path: &Path, sample: &[u8]) -> Result<TraceFormat, T
             )))
         }
     }
+}
+
+/// The text layouts detection tries, in order.
+const DETECTED_TEXT_LAYOUTS: &[TraceFormat] = &[
+    TraceFormat::Msr,
+    TraceFormat::Spc,
+    TraceFormat::Blkparse,
+    TraceFormat::Fio,
+    TraceFormat::Diskmon,
+    TraceFormat::Mqsim,
+    TraceFormat::Ssdsim,
+    TraceFormat::Disksim,
+];
+
+/// Every text layout, as error messages list them.
+const TEXT_LAYOUTS: &[TraceFormat] = &[
+    TraceFormat::Msr,
+    TraceFormat::Spc,
+    TraceFormat::Blkparse,
+    TraceFormat::Fio,
+    TraceFormat::Diskmon,
+    TraceFormat::Mqsim,
+    TraceFormat::Ssdsim,
+    TraceFormat::Disksim,
+    TraceFormat::GenericCsv,
+];
+
+/// Every binary layout.
+const BINARY_LAYOUTS: &[TraceFormat] = &[TraceFormat::Blktrace, TraceFormat::HpSrt];
+
+fn names(formats: &[TraceFormat]) -> String {
+    formats
+        .iter()
+        .map(|f| f.name())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Magic bytes of compressed or archive formats flashlane does not open (gzip and zstd are
+/// decompressed before detection sees the bytes).
+const OTHER_COMPRESSIONS: &[(&[u8], &str)] = &[
+    (b"\xfd7zXZ\x00", "xz"),
+    (b"BZh", "bzip2"),
+    (b"\x04\x22\x4d\x18", "lz4"),
+    (b"PK\x03\x04", "zip"),
+    (b"7z\xbc\xaf\x27\x1c", "7z"),
+    (b"\x1f\x9d", "compress (.Z)"),
+];
+
+/// What makes `sample` binary rather than text, or `None` for text: the magic of a
+/// compression flashlane does not read, a NUL byte (no text layout has one), or more than
+/// one byte in ten that text does not hold (control characters, invalid UTF-8).
+fn binary_content(sample: &[u8]) -> Option<String> {
+    for (magic, name) in OTHER_COMPRESSIONS {
+        // bzip2's magic is text ("BZh"); its block header follows at byte 4.
+        let bzip2_block = *name != "bzip2" || sample.get(4..10) == Some(b"1AY&SY");
+        if sample.starts_with(magic) && bzip2_block {
+            return Some(format!("content compressed with {name}"));
+        }
+    }
+    if let Some(at) = memchr::memchr(0, sample) {
+        return Some(format!("binary content (a NUL byte at offset {at})"));
+    }
+    let control = sample
+        .iter()
+        .filter(|&&b| {
+            (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x0b | 0x0c | 0x1b)) || b == 0x7f
+        })
+        .count();
+    // A sample cut in the middle of a UTF-8 sequence is still text.
+    let invalid_utf8 = match std::str::from_utf8(sample) {
+        Ok(_) => 0,
+        Err(e) if e.error_len().is_none() => 0,
+        Err(_) => sample.iter().filter(|&&b| b >= 0x80).count(),
+    };
+    let odd = control + invalid_utf8;
+    (odd * 10 > sample.len()).then(|| {
+        format!(
+            "binary content ({odd} of the first {} bytes are control bytes or invalid UTF-8)",
+            sample.len()
+        )
+    })
+}
+
+/// `Some((delimiter name, columns))` when at least half of the sample's non-blank lines split
+/// on one delimiter into the same number (at least three) of columns, two or more of them
+/// numbers (a request has a time, an offset and a size): text that generic-csv can read.
+/// Prose splits into words, not numbers, and is not delimited columns.
+fn delimited_columns(sample: &[u8]) -> Option<(&'static str, usize)> {
+    let lines: Vec<&[u8]> = sample
+        .split(|&b| b == b'\n')
+        .filter(|line| !line.iter().all(u8::is_ascii_whitespace))
+        .collect();
+    let delimiters = [
+        ("comma", Some(b',')),
+        ("tab", Some(b'\t')),
+        ("semicolon", Some(b';')),
+        ("|", Some(b'|')),
+        ("whitespace", None),
+    ];
+    delimiters.into_iter().find_map(|(name, delimiter)| {
+        let rows: Vec<(usize, usize)> = lines
+            .iter()
+            .map(|line| match delimiter {
+                Some(d) => columns_and_numbers(line.split(|&b| b == d)),
+                None => columns_and_numbers(super::common::whitespace_fields(line)),
+            })
+            .collect();
+        let mut counts: Vec<usize> = rows.iter().map(|&(columns, _)| columns).collect();
+        counts.sort_unstable();
+        // The most common column count.
+        let (mode, _) = counts
+            .chunk_by(|a, b| a == b)
+            .map(|run| (run[0], run.len()))
+            .max_by_key(|&(columns, lines)| (lines, columns))?;
+        let data_rows = rows
+            .iter()
+            .filter(|&&(columns, numbers)| columns == mode && numbers >= 2)
+            .count();
+        (mode >= 3 && data_rows > 0 && data_rows * 2 >= lines.len()).then_some((name, mode))
+    })
+}
+
+/// (fields, fields that are numbers: decimal, or hex with `0x`).
+fn columns_and_numbers<'a>(fields: impl Iterator<Item = &'a [u8]>) -> (usize, usize) {
+    fields.fold((0, 0), |(columns, numbers), field| {
+        let field = super::common::trim(field);
+        let number = field.first().is_some_and(u8::is_ascii_digit)
+            && field
+                .iter()
+                .all(|&b| b.is_ascii_hexdigit() || b == b'.' || b == b'x');
+        (columns + 1, numbers + usize::from(number))
+    })
 }

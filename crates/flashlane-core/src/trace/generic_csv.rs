@@ -2,7 +2,8 @@
 //!
 //! The mapping is a [`GenericCsvSpec`], usually parsed from a one-line string such as
 //! `time=0:ms,op=3:Read/Write,offset=4:bytes,size=5:bytes,delimiter=,` (syntax in
-//! docs/traces.md). Units are always explicit: a spec without them is rejected.
+//! docs/traces.md). Units are always explicit: a spec without them is rejected. `keep=` clauses
+//! keep only the rows whose column holds one of the given values (event logs that mix kinds).
 
 use std::io::BufRead;
 use std::path::PathBuf;
@@ -103,6 +104,26 @@ pub struct GenericCsvSpec {
     pub size_unit: AddressUnit,
     pub device_column: Option<usize>,
     pub stream_column: Option<usize>,
+    /// Row filters (`keep=COLUMN:VALUE[|VALUE...]`): a row is read only when every filter's
+    /// column holds one of its values; other rows are passed over without being parsed.
+    pub keep: Vec<RowFilter>,
+}
+
+/// One `keep=COLUMN:VALUE[|VALUE...]` clause of a [`GenericCsvSpec`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RowFilter {
+    /// 0-based column.
+    pub column: usize,
+    /// The values that keep a row, compared exactly (letter case matters: blkparse's `M` and
+    /// `m` are different events) after trimming surrounding whitespace.
+    pub values: Vec<String>,
+}
+
+impl std::fmt::Display for RowFilter {
+    /// The clause as written in a spec, e.g. `keep=5:D|C`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "keep={}:{}", self.column, self.values.join("|"))
+    }
 }
 
 /// Splits `COLUMN[:REST]`.
@@ -143,6 +164,7 @@ impl std::str::FromStr for GenericCsvSpec {
         let mut size = None;
         let mut device_column = None;
         let mut stream_column = None;
+        let mut keep = Vec::new();
         let mut rest = text.trim();
         while !rest.is_empty() {
             let Some((key, after)) = rest.split_once('=') else {
@@ -247,10 +269,20 @@ impl std::str::FromStr for GenericCsvSpec {
                 }
                 "device" => device_column = Some(column_and_rest(key, value)?.0),
                 "stream" => stream_column = Some(column_and_rest(key, value)?.0),
+                "keep" => {
+                    let (column, values) = column_and_rest(key, value)?;
+                    let values = tokens(values.unwrap_or_default());
+                    if values.is_empty() {
+                        return Err(format!(
+                            "`keep={value}` needs the values to keep: keep=COLUMN:VALUE[|VALUE...]"
+                        ));
+                    }
+                    keep.push(RowFilter { column, values });
+                }
                 _ => {
                     return Err(format!(
-                        "unknown key {key:?} (time, op, offset, size, device, stream, header, \
-                         delimiter)"
+                        "unknown key {key:?} (time, op, offset, size, device, stream, keep, \
+                         header, delimiter)"
                     ))
                 }
             }
@@ -275,6 +307,7 @@ impl std::str::FromStr for GenericCsvSpec {
             size_unit,
             device_column,
             stream_column,
+            keep,
         })
     }
 }
@@ -282,31 +315,56 @@ impl std::str::FromStr for GenericCsvSpec {
 pub(crate) struct GenericCsvLayout {
     spec: GenericCsvSpec,
     columns_needed: usize,
+    /// The spec clause that names the last column needed, for the "too few columns" error.
+    widest_clause: String,
     header_pending: bool,
     fields: Vec<(usize, usize)>,
 }
 
 impl GenericCsvLayout {
     pub fn new(spec: GenericCsvSpec) -> Self {
-        let columns_needed = [
-            Some(spec.time_column),
-            Some(spec.op_column),
-            Some(spec.offset_column),
-            Some(spec.size_column),
-            spec.device_column,
-            spec.stream_column,
-        ]
-        .into_iter()
-        .flatten()
-        .max()
-        .unwrap_or(0)
-        .saturating_add(1);
+        let clauses = [
+            ("time", Some(spec.time_column)),
+            ("op", Some(spec.op_column)),
+            ("offset", Some(spec.offset_column)),
+            ("size", Some(spec.size_column)),
+            ("device", spec.device_column),
+            ("stream", spec.stream_column),
+        ];
+        let (widest_clause, last_column) = clauses
+            .iter()
+            .filter_map(|&(key, column)| Some((format!("{key}="), column?)))
+            .chain(spec.keep.iter().map(|f| (f.to_string(), f.column)))
+            .max_by_key(|(_, column)| *column)
+            .unwrap_or_default();
+        let columns_needed = last_column.saturating_add(1);
         GenericCsvLayout {
             header_pending: spec.has_header,
             spec,
             columns_needed,
+            widest_clause,
             fields: Vec::with_capacity(columns_needed.min(MAX_COLUMNS)),
         }
+    }
+
+    /// `true` when a `keep=` filter passes the row over; an error when a filter's
+    /// column is missing. Runs on the split row before anything else is parsed: rows of
+    /// other kinds may have other columns.
+    fn filtered_out(&self, line: &[u8]) -> Result<bool, LineError> {
+        for filter in &self.spec.keep {
+            let Some(&(start, end)) = self.fields.get(filter.column) else {
+                return Err(LineError::bad(format!(
+                    "the spec's `{filter}` names column {}, but this row has only {} columns",
+                    filter.column,
+                    self.fields.len()
+                )));
+            };
+            let field = trim(&line[start..end]);
+            if !filter.values.iter().any(|v| v.as_bytes() == field) {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     /// Records the start..end of each column needed, in `self.fields`.
@@ -365,10 +423,15 @@ impl LineLayout for GenericCsvLayout {
             return Ok(Parsed::Ignored);
         }
         self.split(line);
+        if self.filtered_out(line)? {
+            return Ok(Parsed::Ignored);
+        }
         if self.fields.len() < self.columns_needed {
             return Err(LineError::bad(format!(
-                "expected at least {} columns, found {}",
+                "expected at least {} columns (the spec's `{}` names column {}), found {}",
                 self.columns_needed,
+                self.widest_clause,
+                self.columns_needed - 1,
                 self.fields.len()
             )));
         }

@@ -13,6 +13,7 @@ mod detect;
 mod diskmon;
 mod fio;
 mod generic_csv;
+mod hp_srt;
 mod msr;
 mod spc;
 pub mod writer;
@@ -31,7 +32,10 @@ pub use blktrace::{blktrace_files, BlktraceReader};
 pub use detect::detect;
 pub use diskmon::DiskmonReader;
 pub use fio::FioReader;
-pub use generic_csv::{AddressUnit, Delimiter, GenericCsvReader, GenericCsvSpec, TimeUnit};
+pub use generic_csv::{
+    AddressUnit, Delimiter, GenericCsvReader, GenericCsvSpec, RowFilter, TimeUnit,
+};
+pub use hp_srt::HpSrtReader;
 pub use msr::MsrReader;
 pub use spc::SpcReader;
 pub use writer::{
@@ -89,6 +93,9 @@ pub enum TraceFormat {
     GenericCsv,
     /// Windows Sysinternals DiskMon log: tab-separated `# Time Duration Disk Request Sector Length`.
     Diskmon,
+    /// HP Labs SRT binary disk trace (the cello / hplajw traces; DiskSim's `hpl` format):
+    /// big-endian records, time in s + µs, size in bytes, 512-byte sectors.
+    HpSrt,
 }
 
 impl TraceFormat {
@@ -104,6 +111,7 @@ impl TraceFormat {
         TraceFormat::Fio,
         TraceFormat::GenericCsv,
         TraceFormat::Diskmon,
+        TraceFormat::HpSrt,
     ];
 
     /// The name used on the command line and in summaries.
@@ -119,6 +127,7 @@ impl TraceFormat {
             TraceFormat::Fio => "fio",
             TraceFormat::GenericCsv => "generic-csv",
             TraceFormat::Diskmon => "diskmon",
+            TraceFormat::HpSrt => "hp-srt",
         }
     }
 
@@ -396,6 +405,7 @@ fn reader_for(
         TraceFormat::Blkparse => Box::new(BlkparseReader::new(owned, input, options)),
         TraceFormat::Fio => Box::new(FioReader::new(owned, input, options)),
         TraceFormat::Diskmon => Box::new(DiskmonReader::new(owned, input, options)),
+        TraceFormat::HpSrt => Box::new(HpSrtReader::new(owned, input, options)),
     })
 }
 
