@@ -6,7 +6,7 @@ Usage:
         [--flashlane target/release/flashlane] [--work-dir DIR] [--out table.md]
 
 Without --mqsim (CI has no MQSim binary) it prints a skip message and exits 0 without running
-anything. The SSD is flashlane's `mqsim-platform` preset (`mqsim-default`'s SSD with MQSim's
+anything. The SSD is flashlane's `mqsim-platform` preset (`mqsim-ssd`'s SSD with MQSim's
 scheduling, die and GC rules and its empty start), mapped key by key onto MQSim's
 `ssdconfig.xml` (see MAPPING below and docs/validation.md); each case's trace is written in
 MQSim's ASCII layout (`flashlane gen` for the synthetic ones, `flashlane trace convert` for

@@ -2,7 +2,7 @@
 
     python scripts/sweep_bench.py
 
-A 2 x 2 grid over the two shipped MQSim traces (8 whole-trace runs on mqsim-default). Prints
+A 2 x 2 grid over the two shipped MQSim traces (8 whole-trace runs on mqsim-ssd). Prints
 the wall time of each and whether the three frames are equal. Needs the dask extra.
 docs/sweeps.md reports a run of it.
 """
@@ -25,7 +25,7 @@ def main() -> None:
     frames = {}
     for name, jobs in [("jobs=1 (in process)", 1), ("local pool, jobs=2", 2)]:
         started = time.perf_counter()
-        frames[name] = flashlane.sweep("mqsim-default", GRID, TRACES, seed=1, jobs=jobs)
+        frames[name] = flashlane.sweep("mqsim-ssd", GRID, TRACES, seed=1, jobs=jobs)
         print(f"{name}: {time.perf_counter() - started:.2f} s", flush=True)
     started = time.perf_counter()
     with (
@@ -35,7 +35,7 @@ def main() -> None:
         distributed.Client(cluster) as client,
     ):
         up = time.perf_counter()
-        frames["dask"] = flashlane.sweep("mqsim-default", GRID, TRACES, seed=1, client=client)
+        frames["dask"] = flashlane.sweep("mqsim-ssd", GRID, TRACES, seed=1, client=client)
         done = time.perf_counter()
     print(f"LocalCluster(n_workers=2): {done - up:.2f} s (starting it: {up - started:.2f} s)")
     frame = frames["dask"]

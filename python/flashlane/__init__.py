@@ -10,7 +10,7 @@ Example::
     import flashlane
 
     summary = flashlane.run(
-        "mqsim-default",
+        "mqsim-ssd",
         "traces/tpcc-small.mqsim",
         {"ftl.overprovisioning_fraction": 0.2},
         format="mqsim",

@@ -17,7 +17,7 @@ import flashlane
 
 REPO = Path(__file__).resolve().parents[2]
 TPCC = REPO / "traces" / "tpcc-small.mqsim"
-PRESET = "mqsim-default"
+PRESET = "mqsim-ssd"
 
 # Top-level keys docs/summary.md documents and every caller may rely on.
 DOCUMENTED_KEYS = {

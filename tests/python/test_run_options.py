@@ -15,7 +15,7 @@ import pytest
 import flashlane
 
 REPO = Path(__file__).resolve().parents[2]
-PRESET = "mqsim-default"
+PRESET = "mqsim-ssd"
 
 # Every option of `flashlane run --help` and the argument of flashlane.run that gives it.
 CLI_TO_PYTHON = {

@@ -16,7 +16,7 @@ pl = pytest.importorskip("polars")
 REPO = Path(__file__).resolve().parents[2]
 TPCC = str(REPO / "traces" / "tpcc-small.mqsim")
 WEBSEARCH = str(REPO / "traces" / "websearch-small.mqsim")
-PRESET = "mqsim-default"
+PRESET = "mqsim-ssd"
 # Small enough that the whole file stays within a few seconds of simulation.
 MAX_REQUESTS = 600
 GRID = {"ftl.overprovisioning_fraction": [0.07, 0.25], "device.queue_depth_requests": [4, 32]}

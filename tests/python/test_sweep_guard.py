@@ -13,7 +13,7 @@ SWEEP = """\
 import flashlane
 
 frame = flashlane.sweep(
-    "mqsim-default", {"seed": [1, 2]}, [TRACE], trace_format="mqsim", jobs=2
+    "mqsim-ssd", {"seed": [1, 2]}, [TRACE], trace_format="mqsim", jobs=2
 )
 print("rows", frame.height)
 """

@@ -106,16 +106,8 @@ fn execute(cli: Cli) -> Result<(), Error> {
             Ok(())
         }
         Command::ShowPreset { name } => {
-            let text = preset_text(&name).ok_or_else(|| {
-                Error::Config(format!(
-                    "unknown preset `{name}`; known presets: {}",
-                    PRESETS
-                        .iter()
-                        .map(|(n, _)| *n)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ))
-            })?;
+            let text =
+                preset_text(&name).ok_or_else(|| flashlane_core::config::unknown_preset(&name))?;
             print!("{text}");
             Ok(())
         }

@@ -22,7 +22,7 @@ fn run_prints_a_summary_and_writes_the_documented_json() {
         .args([
             "run",
             "--preset",
-            "mqsim-default",
+            "mqsim-ssd",
             "--trace",
             &trace("tpcc-small.mqsim"),
             "--format",
@@ -148,7 +148,7 @@ fn errors_name_the_problem_and_exit_with_status_2() {
         .args([
             "run",
             "--preset",
-            "mqsim-default",
+            "mqsim-ssd",
             "--trace",
             &trace("tpcc-small.mqsim"),
             "--format",
@@ -166,7 +166,7 @@ fn presets_lists_every_preset() {
     let out = flashlane().arg("presets").output().unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
     for name in [
-        "mqsim-default",
+        "mqsim-ssd",
         "ssdsim-mlc-8x8",
         "venice-perf",
         "venice-cost",
@@ -366,7 +366,7 @@ fn unwritable_outputs_fail_before_any_trace_is_read() {
         vec![
             "run",
             "--preset",
-            "mqsim-default",
+            "mqsim-ssd",
             "--trace",
             bad,
             "--json",
@@ -375,7 +375,7 @@ fn unwritable_outputs_fail_before_any_trace_is_read() {
         vec![
             "compare",
             "--preset",
-            "mqsim-default",
+            "mqsim-ssd",
             "--trace",
             bad,
             "--host-schedulers",
@@ -386,7 +386,7 @@ fn unwritable_outputs_fail_before_any_trace_is_read() {
         vec![
             "sweep",
             "--preset",
-            "mqsim-default",
+            "mqsim-ssd",
             "--trace",
             bad,
             "--values",
@@ -413,7 +413,7 @@ fn unwritable_outputs_fail_before_any_trace_is_read() {
     }
     // A directory given as the output file is refused the same way.
     let out = flashlane()
-        .args(["run", "--preset", "mqsim-default", "--trace", bad, "--json"])
+        .args(["run", "--preset", "mqsim-ssd", "--trace", bad, "--json"])
         .arg(&dir)
         .output()
         .unwrap();
@@ -434,14 +434,7 @@ fn warnings_are_printed_and_written_by_run_and_compare() {
     .unwrap();
     let json = temp("warn.json");
     let out = flashlane()
-        .args([
-            "run",
-            "--preset",
-            "mqsim-default",
-            "--format",
-            "msr",
-            "--trace",
-        ])
+        .args(["run", "--preset", "mqsim-ssd", "--format", "msr", "--trace"])
         .arg(&header)
         .arg("--json")
         .arg(&json)
@@ -468,7 +461,7 @@ fn warnings_are_printed_and_written_by_run_and_compare() {
         .args([
             "compare",
             "--preset",
-            "mqsim-default",
+            "mqsim-ssd",
             "--trace",
             &trace("tpcc-small.mqsim"),
             "--remap-addresses",
@@ -499,7 +492,7 @@ fn compare_refuses_parallel_runs_that_do_not_fit_together() {
         .args([
             "compare",
             "--preset",
-            "mqsim-default",
+            "mqsim-ssd",
             "--trace",
             &trace("tpcc-small.mqsim"),
             "--set",
@@ -625,7 +618,7 @@ fn compare_puts_named_variants_side_by_side_in_one_command() {
 #[test]
 fn compare_puts_whole_presets_side_by_side() {
     let out = flashlane()
-        .args(["compare", "--vary", "preset=mqsim-default,mqsim-platform"])
+        .args(["compare", "--vary", "preset=mqsim-ssd,mqsim-platform"])
         .args(["--trace", &trace("tpcc-small.mqsim"), "--jobs", "2"])
         .output()
         .unwrap();
@@ -636,7 +629,7 @@ fn compare_puts_whole_presets_side_by_side() {
     );
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.lines().any(|l| l.starts_with("mqsim-default "))
+        text.lines().any(|l| l.starts_with("mqsim-ssd "))
             && text.lines().any(|l| l.starts_with("mqsim-platform ")),
         "{text}"
     );
@@ -652,7 +645,7 @@ fn the_text_summary_shows_what_the_json_knows() {
     )
     .unwrap();
     let out = flashlane()
-        .args(["run", "--preset", "mqsim-default", "--format", "mqsim"])
+        .args(["run", "--preset", "mqsim-ssd", "--format", "mqsim"])
         .arg("--trace")
         .arg(&trace_file)
         .args(["--max-bad-lines", "1"])
@@ -681,7 +674,7 @@ fn the_text_summary_shows_what_the_json_knows() {
 
 #[test]
 fn trace_stats_measures_the_conditions_under_a_preset() {
-    // mqsim-default deals 8 KiB pages to its 8 channels first: pages 8k all sit on channel 0.
+    // mqsim-ssd deals 8 KiB pages to its 8 channels first: pages 8k all sit on channel 0.
     // 64 one-page reads 1 us apart at 0, then 50 sequential writes from 10 ms on.
     let file = temp("conditions.mqsim");
     let mut text = String::new();
@@ -693,10 +686,10 @@ fn trace_stats_measures_the_conditions_under_a_preset() {
         text.push_str(&format!("{} 0 {lba} 16 0\n", 10_000_000 + k * 1000));
     }
     std::fs::write(&file, text).unwrap();
-    let v = trace_stats(&file, &["--format", "mqsim", "--preset", "mqsim-default"]);
+    let v = trace_stats(&file, &["--format", "mqsim", "--preset", "mqsim-ssd"]);
     std::fs::remove_file(&file).unwrap();
     let c = &v["conditions"];
-    assert_eq!(c["preset"], "mqsim-default");
+    assert_eq!(c["preset"], "mqsim-ssd");
     assert_eq!(c["addresses"], "fold");
     let share: Vec<f64> = c["channel_page_share"]
         .as_array()

@@ -133,8 +133,8 @@ fn a_pipe_run_equals_the_file_run() {
     let tpcc = std::fs::read(trace("tpcc-small.mqsim")).unwrap();
     let tpcc_gz = gzip(&["-c"], &tpcc);
     let cases: [(&str, &[u8], &[&str]); 4] = [
-        ("msnfs.csv", &msnfs, &["--preset", "mqsim-default"]),
-        ("msnfs.csv.gz", &msnfs_gz, &["--preset", "mqsim-default"]),
+        ("msnfs.csv", &msnfs, &["--preset", "mqsim-ssd"]),
+        ("msnfs.csv.gz", &msnfs_gz, &["--preset", "mqsim-ssd"]),
         (
             "tpcc.mqsim",
             &tpcc,
@@ -249,7 +249,7 @@ fn every_trace_command_reads_standard_input() {
         let args = [
             "compare",
             "--preset",
-            "mqsim-default",
+            "mqsim-ssd",
             "--trace",
             input,
             "--host-schedulers",
@@ -284,7 +284,7 @@ fn every_trace_command_reads_standard_input() {
         &[
             "run",
             "--preset",
-            "mqsim-default",
+            "mqsim-ssd",
             "--trace",
             "-",
             "--trace",
@@ -298,7 +298,7 @@ fn every_trace_command_reads_standard_input() {
     // No temporary file can be made: a file is read again, a pipe is refused with the reason
     // (never a run on what was left of it).
     let no_tmp = dir.join("no-such-tmp");
-    let run = ["run", "--preset", "mqsim-default", "--trace"];
+    let run = ["run", "--preset", "mqsim-ssd", "--trace"];
     let out = flashlane()
         .args(run)
         .arg(&gz_path)
@@ -655,7 +655,7 @@ fn special_outputs_are_written_through_not_replaced() {
         .args([
             "run",
             "--preset",
-            "mqsim-default",
+            "mqsim-ssd",
             "--format",
             "mqsim",
             "--trace",

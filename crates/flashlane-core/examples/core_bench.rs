@@ -3,7 +3,7 @@
 //! `cargo run --release -p flashlane-core --example core_bench [-- REQUESTS [PRESET [INTERCONNECT [KEY=VALUE ...]]]]`
 //!
 //! Trace: REQUESTS (default 1,000,000) random 4 KiB requests, 70 % reads, exponential
-//! inter-arrival times with a 20 us mean, uniformly over a 64 GiB span; preset mqsim-default
+//! inter-arrival times with a 20 us mean, uniformly over a 64 GiB span; preset mqsim-ssd
 //! (or PRESET), with the preset's interconnect (or INTERCONNECT, e.g. `venice`; `-` keeps the
 //! preset's), and any further `key=value` config overrides (e.g. `variation.enabled=true`).
 //! With `FLASHLANE_BENCH_KEEP_TRACE` set, the trace file is kept (its path is printed) so the
@@ -59,7 +59,7 @@ fn main() {
 
     let preset = std::env::args()
         .nth(2)
-        .unwrap_or_else(|| "mqsim-default".into());
+        .unwrap_or_else(|| "mqsim-ssd".into());
     let mut overrides: Vec<(String, String)> = std::env::args()
         .nth(3)
         .filter(|kind| kind != "-")

@@ -13,7 +13,7 @@ fn refused(overrides: &[(&str, &str)]) -> String {
         .iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect();
-    match Config::from_preset("mqsim-default", &overrides) {
+    match Config::from_preset("mqsim-ssd", &overrides) {
         Ok(_) => panic!("{overrides:?} accepted"),
         Err(e) => e.to_string(),
     }
@@ -56,7 +56,7 @@ fn zero_and_huge_timings_and_tiny_rates_are_refused_by_key() {
     assert!(e.contains("interconnect.rate_ratio"), "{e}");
     // The limits themselves are accepted.
     Config::from_preset(
-        "mqsim-default",
+        "mqsim-ssd",
         &[
             ("timing.page_read_ns".into(), "1099511627776".into()),
             ("timing.page_read_ns".into(), "1".into()),
@@ -68,7 +68,7 @@ fn zero_and_huge_timings_and_tiny_rates_are_refused_by_key() {
 #[test]
 fn replay_times_past_the_clock_are_refused() {
     let trace = mqsim_trace("scale", &[(0, 0, 4096, true), (1000, 4096, 4096, true)]);
-    let mut scaled = spec(preset("mqsim-default", &[]), trace.clone());
+    let mut scaled = spec(preset("mqsim-ssd", &[]), trace.clone());
     scaled.replay = Replay::OpenLoop { time_scale: 1e30 };
     let e = flashlane_core::run(&scaled).unwrap_err().to_string();
     assert!(
@@ -78,7 +78,7 @@ fn replay_times_past_the_clock_are_refused() {
     // Within the scale bound, an arrival past 2^60 ns is refused by record.
     scaled.replay = Replay::OpenLoop { time_scale: 1e6 };
     let late = mqsim_trace("late", &[(0, 0, 4096, true), (1 << 62, 4096, 4096, true)]);
-    let e = flashlane_core::run(&spec(preset("mqsim-default", &[]), late.clone()))
+    let e = flashlane_core::run(&spec(preset("mqsim-ssd", &[]), late.clone()))
         .unwrap_err()
         .to_string();
     assert!(e.contains("record 2") && e.contains("2^60 ns"), "{e}");
@@ -87,7 +87,7 @@ fn replay_times_past_the_clock_are_refused() {
         std::process::id()
     ));
     std::fs::write(&near, format!("0 0 0 8 1\n{} 0 8 8 1\n", u64::MAX - 5)).unwrap();
-    let e = flashlane_core::run(&spec(preset("mqsim-default", &[]), near.clone()))
+    let e = flashlane_core::run(&spec(preset("mqsim-ssd", &[]), near.clone()))
         .unwrap_err()
         .to_string();
     assert!(e.contains("record 2") || e.contains(":2"), "{e}");
@@ -102,7 +102,7 @@ fn replay_times_past_the_clock_are_refused() {
 #[test]
 fn percentiles_of_latencies_past_a_day_are_exact() {
     let config = preset(
-        "mqsim-default",
+        "mqsim-ssd",
         &[
             ("geometry.channels", "1"),
             ("geometry.chips_per_channel", "1"),

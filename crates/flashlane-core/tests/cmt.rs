@@ -21,7 +21,7 @@ fn xfer(bytes: u64) -> f64 {
 /// before the run, so every translation page the trace touches is on flash.
 fn with_cache(entries: u64) -> flashlane_core::config::Config {
     preset(
-        "mqsim-default",
+        "mqsim-ssd",
         &[("ftl.mapping_cache_bytes", &(9 * entries).to_string())],
     )
 }
@@ -66,7 +66,7 @@ fn hits_misses_and_mapping_traffic_match_a_hand_count() {
 fn a_miss_delays_the_request_by_one_translation_read() {
     // Whole map in DRAM: command, array read, page out.
     let dram = run(
-        preset("mqsim-default", &[("ftl.mapping_cache_bytes", "0")]),
+        preset("mqsim-ssd", &[("ftl.mapping_cache_bytes", "0")]),
         "cmt-off",
         &[(0, 0, PAGE, true)],
     );

@@ -116,7 +116,7 @@ pub fn sos_small_drive(extra: &[(&str, &str)]) -> Config {
         ("device.scheduler.kind", "sos"),
     ];
     overrides.extend_from_slice(extra);
-    preset("mqsim-default", &overrides)
+    preset("mqsim-ssd", &overrides)
 }
 
 /// Random requests over `span_bytes`, up to `gap_ns` apart (a small span makes overwrites meet their queued

@@ -9,7 +9,7 @@ fn with(overrides: &[(&str, &str)]) -> Result<Config, String> {
         .iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect();
-    Config::from_preset("mqsim-default", &overrides).map_err(|e| e.to_string())
+    Config::from_preset("mqsim-ssd", &overrides).map_err(|e| e.to_string())
 }
 
 #[test]
@@ -75,7 +75,7 @@ fn type_and_field_errors_name_the_full_key() {
         "{e}"
     );
     // A config file: the missing key by its full name, with the file's line.
-    let text = flashlane_core::config::preset_text("mqsim-default")
+    let text = flashlane_core::config::preset_text("mqsim-ssd")
         .unwrap()
         .lines()
         .filter(|l| !l.starts_with("page_read_ns"))
@@ -94,7 +94,7 @@ fn type_and_field_errors_name_the_full_key() {
 /// cite it must not say OUT_OF_ORDER alone.
 #[test]
 fn mqsim_presets_name_the_shipped_scheduling_policy() {
-    for name in ["mqsim-default", "mqsim-platform"] {
+    for name in ["mqsim-ssd", "mqsim-platform"] {
         let source = Config::from_preset(name, &[]).unwrap().source;
         assert!(source.contains("PRIORITY_OUT_OF_ORDER"), "{name}: {source}");
         assert!(
@@ -111,13 +111,13 @@ fn over_preset(text: &str, overrides: &[(&str, &str)]) -> Result<Config, String>
         .iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect();
-    Config::from_preset_and_text("mqsim-default", text, "partial.toml", &overrides)
+    Config::from_preset_and_text("mqsim-ssd", text, "partial.toml", &overrides)
         .map_err(|e| e.to_string())
 }
 
 #[test]
 fn a_partial_file_merges_over_a_preset_key_by_key() {
-    let preset = Config::from_preset("mqsim-default", &[]).unwrap();
+    let preset = Config::from_preset("mqsim-ssd", &[]).unwrap();
     let merged = over_preset(
         "[host]\nqueue_length_requests = 8\n\n[ftl]\nmapping_cache_bytes = 0\n",
         &[],
@@ -174,7 +174,7 @@ fn a_partial_file_that_changes_a_kind_replaces_the_presets_table() {
 fn errors_in_a_partial_file_name_the_file_the_key_and_its_line() {
     let e = over_preset("# comment\n[ftl]\nmaping_cache_bytes = 0\n", &[]).unwrap_err();
     assert!(
-        e.contains("partial.toml over preset mqsim-default")
+        e.contains("partial.toml over preset mqsim-ssd")
             && e.contains("ftl.maping_cache_bytes")
             && e.contains("line 3"),
         "{e}"
@@ -190,4 +190,20 @@ fn errors_in_a_partial_file_name_the_file_the_key_and_its_line() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("unknown preset `no-such`"), "{e}");
+}
+
+#[test]
+fn the_renamed_preset_says_its_new_name() {
+    let e = Config::from_preset("mqsim-default", &[])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("renamed `mqsim-ssd`") && e.contains("mqsim-platform"),
+        "{e}"
+    );
+    // The same settings under the new name.
+    let c = Config::from_preset("mqsim-ssd", &[]).unwrap();
+    assert_eq!(c.name, "mqsim-ssd");
+    assert_eq!(c.geometry.channels, 8);
+    assert_eq!(c.ftl.mapping_cache_bytes, 2 << 20);
 }

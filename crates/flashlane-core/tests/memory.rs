@@ -14,7 +14,7 @@ fn geometry_counts_past_u32_are_refused_by_key() {
             ("geometry.channels".to_string(), a.to_string()),
             ("geometry.chips_per_channel".to_string(), b.to_string()),
         ];
-        let e = Config::from_preset("mqsim-default", &overrides)
+        let e = Config::from_preset("mqsim-ssd", &overrides)
             .unwrap_err()
             .to_string();
         assert!(
@@ -30,7 +30,7 @@ fn geometry_counts_past_u32_are_refused_by_key() {
 fn a_config_too_large_to_allocate_is_refused_with_its_estimate() {
     let trace = mqsim_trace("memory", &[(0, 0, 8192, false)]);
     let huge = preset(
-        "mqsim-default",
+        "mqsim-ssd",
         &[("device.write_buffer_bytes", "35184372080640")],
     );
     let spec = spec(huge, trace.clone());
@@ -43,7 +43,7 @@ fn a_config_too_large_to_allocate_is_refused_with_its_estimate() {
     );
     assert!(e.contains("nothing was allocated"), "{e}");
     // The preset itself: its FTL records are a few MiB, and it runs.
-    let plain = common::spec(preset("mqsim-default", &[]), trace.clone());
+    let plain = common::spec(preset("mqsim-ssd", &[]), trace.clone());
     let bytes = upfront_memory(&plain).total();
     assert!(bytes > 1 << 20 && bytes < 64 << 20, "{bytes}");
     flashlane_core::run(&plain).unwrap();

@@ -25,7 +25,7 @@ fn drive(extra: &[(&str, &str)]) -> Config {
         ("ftl.mapping_cache_bytes", "0"),
     ];
     o.extend_from_slice(extra);
-    preset("mqsim-default", &o)
+    preset("mqsim-ssd", &o)
 }
 
 fn ns(us: f64) -> u64 {
@@ -185,11 +185,11 @@ fn gc_threshold_floor_acts_as_the_matching_fraction() {
     );
 }
 
-/// The `mqsim-platform` preset is mqsim-default's SSD with MQSim's four platform rules.
+/// The `mqsim-platform` preset is mqsim-ssd's SSD with MQSim's four platform rules.
 #[test]
 fn mqsim_platform_preset_sets_mqsim_rules_on_mqsim_default_ssd() {
     let platform = preset("mqsim-platform", &[]);
-    let default = preset("mqsim-default", &[]);
+    let default = preset("mqsim-ssd", &[]);
     assert_eq!(platform.geometry, default.geometry);
     assert_eq!(platform.device.scheduler.name(), "read_first");
     assert_eq!(platform.device.die_issue.name(), "whole_chip_idle");

@@ -16,7 +16,7 @@ fn xfer(bytes: u64) -> f64 {
 
 fn config(multiplane: bool) -> flashlane_core::config::Config {
     preset(
-        "mqsim-default",
+        "mqsim-ssd",
         &[
             ("precondition.write_trace_footprint", "false"),
             ("ftl.mapping_cache_bytes", "0"),

@@ -12,7 +12,7 @@ fn the_simulation_phase_is_reported_when_it_starts() {
         .map(|i| (i * 10_000, (i % 700) * 8192, 8192, i % 3 == 0))
         .collect();
     let path = mqsim_trace("progress", &requests);
-    let config = preset("mqsim-default", &[("precondition.fill_fraction", "0.05")]);
+    let config = preset("mqsim-ssd", &[("precondition.fill_fraction", "0.05")]);
     let mut reports: Vec<Progress> = Vec::new();
     flashlane_core::run_with_progress(&spec(config, path.clone()), &mut |p| reports.push(p))
         .unwrap();

@@ -17,7 +17,7 @@ fn closed_loop_of_one_serializes_requests() {
     let path = mqsim_trace("closed1", &[(0, 0, 8192, true), (0, 8192, 8192, true)]);
     let mut s = spec(
         preset(
-            "mqsim-default",
+            "mqsim-ssd",
             &[("precondition.write_trace_footprint", "false")],
         ),
         path.clone(),
@@ -37,7 +37,7 @@ fn time_scale_compresses_arrivals() {
         &[(0, 0, 4096, true), (10_000_000, 1 << 20, 4096, true)],
     );
     // The whole map in DRAM: no translation reads in the closed form.
-    let config = preset("mqsim-default", &[("ftl.mapping_cache_bytes", "0")]);
+    let config = preset("mqsim-ssd", &[("ftl.mapping_cache_bytes", "0")]);
     let mut s = spec(config, path.clone());
     s.replay = Replay::OpenLoop { time_scale: 0.5 };
     let summary = flashlane_core::run(&s).unwrap();
@@ -71,7 +71,7 @@ fn fold_and_remap_bring_far_addresses_in_range() {
 
 #[test]
 fn device_filter_keeps_one_disk() {
-    let mut s = spec(preset("mqsim-default", &[]), trace_path("tpcc-small.mqsim"));
+    let mut s = spec(preset("mqsim-ssd", &[]), trace_path("tpcc-small.mqsim"));
     s.traces[0].device = Some(4);
     let summary = flashlane_core::run(&s).unwrap();
     let expected = std::fs::read_to_string(trace_path("tpcc-small.mqsim"))
@@ -85,7 +85,7 @@ fn device_filter_keeps_one_disk() {
 
 #[test]
 fn a_mix_keeps_each_trace_in_its_own_share_with_its_own_statistics() {
-    let mut s = spec(preset("mqsim-default", &[]), trace_path("tpcc-small.mqsim"));
+    let mut s = spec(preset("mqsim-ssd", &[]), trace_path("tpcc-small.mqsim"));
     s.traces.push(TraceInput::new(
         trace_path("websearch-small.mqsim"),
         Some(TraceFormat::Mqsim),
@@ -114,7 +114,7 @@ fn every_bundled_trace_runs_on_the_mqsim_preset() {
         ("ycsb-a-rocksdb.blkparse.gz", "blkparse", 1694),
     ] {
         let mut s = flashlane_core::RunSpec::new(
-            preset("mqsim-default", &[]),
+            preset("mqsim-ssd", &[]),
             trace_path(name),
             TraceFormat::from_name(format),
         );
@@ -164,7 +164,7 @@ fn progress_reports_the_footprint_pass_then_the_simulation_with_its_total() {
         .map(|i| (i * 1000, (i % 5000) * 8192, 4096, i % 3 != 0))
         .collect();
     let path = mqsim_trace("progress", &requests);
-    let config = preset("mqsim-default", &[("ftl.mapping_cache_bytes", "0")]);
+    let config = preset("mqsim-ssd", &[("ftl.mapping_cache_bytes", "0")]);
     let mut reports = Vec::new();
     let summary =
         flashlane_core::run_with_progress(&spec(config, path.clone()), &mut |p| reports.push(p))
@@ -206,7 +206,7 @@ fn a_run_stops_when_asked_and_says_how_far_it_got() {
     // having read fewer records than the trace holds; answering false runs it to the end.
     let requests = common::random_requests(7, 200_000, 1 << 30, 0.7, 20_000);
     let path = common::mqsim_trace("interruptible", &requests);
-    let spec = common::spec(common::preset("mqsim-default", &[]), path.clone());
+    let spec = common::spec(common::preset("mqsim-ssd", &[]), path.clone());
     let asked = std::cell::Cell::new(0);
     let stopped = flashlane_core::run::run_interruptible(
         &spec,

@@ -20,7 +20,7 @@ fn ns(us: f64) -> f64 {
 
 fn quiet() -> flashlane_core::config::Config {
     preset(
-        "mqsim-default",
+        "mqsim-ssd",
         &[("precondition.write_trace_footprint", "false")],
     )
 }

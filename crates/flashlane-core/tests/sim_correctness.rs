@@ -21,7 +21,7 @@ fn small_drive(extra: &[(&str, &str)]) -> Config {
         ("ftl.gc_threshold_fraction", "0.1"),
     ];
     overrides.extend_from_slice(extra);
-    preset("mqsim-default", &overrides)
+    preset("mqsim-ssd", &overrides)
 }
 
 fn random_requests(seed: u64, n: usize, span_bytes: u64, read_share: f64) -> Vec<Req> {
@@ -75,7 +75,7 @@ fn same_inputs_give_the_same_bytes() {
 fn warmup_requests_are_simulated_but_not_measured() {
     let requests = random_requests(9, 1000, 1 << 28, 0.5);
     let path = mqsim_trace("warmup", &requests);
-    let mut spec = spec(preset("mqsim-default", &[]), path.clone());
+    let mut spec = spec(preset("mqsim-ssd", &[]), path.clone());
     spec.warmup_requests = 300;
     let s = flashlane_core::run(&spec).unwrap();
     std::fs::remove_file(path).unwrap();
@@ -92,7 +92,7 @@ fn warmup_requests_are_simulated_but_not_measured() {
 fn max_requests_stops_reading() {
     let requests = random_requests(11, 500, 1 << 28, 0.5);
     let path = mqsim_trace("max", &requests);
-    let mut spec = spec(preset("mqsim-default", &[]), path.clone());
+    let mut spec = spec(preset("mqsim-ssd", &[]), path.clone());
     spec.max_requests = Some(123);
     let s = flashlane_core::run(&spec).unwrap();
     std::fs::remove_file(path).unwrap();
@@ -142,14 +142,14 @@ fn error_text(result: Result<impl std::fmt::Debug, flashlane_core::Error>) -> St
 fn unknown_preset_is_named() {
     let e = error_text(Config::from_preset("nope", &[]));
     assert!(
-        e.contains("unknown preset `nope`") && e.contains("mqsim-default"),
+        e.contains("unknown preset `nope`") && e.contains("mqsim-ssd"),
         "{e}"
     );
 }
 
 #[test]
 fn unknown_config_key_names_key_file_and_line() {
-    let text = flashlane_core::config::preset_text("mqsim-default")
+    let text = flashlane_core::config::preset_text("mqsim-ssd")
         .unwrap()
         .replace("page_read_ns", "page_raed_ns");
     let path = std::env::temp_dir().join(format!("flashlane-{}-bad.toml", std::process::id()));
@@ -169,12 +169,12 @@ fn unknown_config_key_names_key_file_and_line() {
 #[test]
 fn bad_values_and_override_keys_are_named() {
     let e = error_text(Config::from_preset(
-        "mqsim-default",
+        "mqsim-ssd",
         &[("ftl.overprovisioning_fraction".into(), "2".into())],
     ));
     assert!(e.contains("ftl.overprovisioning_fraction"), "{e}");
     let e = error_text(Config::from_preset(
-        "mqsim-default",
+        "mqsim-ssd",
         &[("ftl.over_provisioning".into(), "0.2".into())],
     ));
     assert!(
@@ -182,7 +182,7 @@ fn bad_values_and_override_keys_are_named() {
         "{e}"
     );
     let e = error_text(Config::from_preset(
-        "mqsim-default",
+        "mqsim-ssd",
         &[("timing.page_read_ns".into(), "fast".into())],
     ));
     assert!(
@@ -190,7 +190,7 @@ fn bad_values_and_override_keys_are_named() {
         "{e}"
     );
     let e = error_text(Config::from_preset(
-        "mqsim-default",
+        "mqsim-ssd",
         &[("host.scheduler.kind".into(), "magic".into())],
     ));
     assert!(e.contains("magic"), "{e}");
@@ -201,7 +201,7 @@ fn malformed_trace_line_names_file_line_and_text() {
     let path = std::env::temp_dir().join(format!("flashlane-{}-bad.mqsim", std::process::id()));
     std::fs::write(&path, "0 0 0 8 1\n100 0 8 eight 1\n").unwrap();
     let e = error_text(flashlane_core::run(&spec(
-        preset("mqsim-default", &[]),
+        preset("mqsim-ssd", &[]),
         path.clone(),
     )));
     std::fs::remove_file(&path).unwrap();
@@ -232,7 +232,7 @@ fn waiting_for_room_in_the_host_queue_counts_in_latency() {
         .collect();
     let short = run(
         preset(
-            "mqsim-default",
+            "mqsim-ssd",
             &[
                 ("host.queue_length_requests", "1"),
                 ("device.queue_depth_requests", "4"),
@@ -243,7 +243,7 @@ fn waiting_for_room_in_the_host_queue_counts_in_latency() {
     );
     let long = run(
         preset(
-            "mqsim-default",
+            "mqsim-ssd",
             &[
                 ("host.queue_length_requests", "512"),
                 ("device.queue_depth_requests", "4"),
@@ -273,7 +273,7 @@ fn host_queue_occupancy_obeys_littles_law_and_counts_time_full() {
         .collect();
     let roomy = run(
         preset(
-            "mqsim-default",
+            "mqsim-ssd",
             &[
                 ("host.queue_length_requests", "4096"),
                 ("device.queue_depth_requests", "4"),
@@ -296,7 +296,7 @@ fn host_queue_occupancy_obeys_littles_law_and_counts_time_full() {
     // A queue of one fills at once and stays full while the burst backs up.
     let tight = run(
         preset(
-            "mqsim-default",
+            "mqsim-ssd",
             &[
                 ("host.queue_length_requests", "1"),
                 ("device.queue_depth_requests", "4"),

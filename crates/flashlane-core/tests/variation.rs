@@ -68,7 +68,7 @@ fn block_choice_without_variation_is_refused() {
         "ftl.block_choice".to_string(),
         "fastest_for_conflicts".to_string(),
     )];
-    let e = flashlane_core::config::Config::from_preset("mqsim-default", &overrides)
+    let e = flashlane_core::config::Config::from_preset("mqsim-ssd", &overrides)
         .unwrap_err()
         .to_string();
     assert!(

@@ -47,7 +47,7 @@ fn run_spec(spec: &RunSpec) -> Summary {
 #[test]
 fn a_clean_run_has_no_warnings() {
     // Pairs arriving together at a one-request device queue: the host queue holds two.
-    let config = preset("mqsim-default", &[("device.queue_depth_requests", "1")]);
+    let config = preset("mqsim-ssd", &[("device.queue_depth_requests", "1")]);
     let pairs: Vec<Req> = spaced(200, 1_000_000)
         .into_iter()
         .enumerate()
@@ -79,7 +79,7 @@ fn skipped_clamped_and_far_future_lines_are_warned_with_their_counts() {
     }
     let dir = ScratchDir::new("warn");
     let trace = text_trace(&dir, "lines", &text);
-    let mut spec = spec(preset("mqsim-default", &[]), trace);
+    let mut spec = spec(preset("mqsim-ssd", &[]), trace);
     spec.traces[0].options.max_bad_lines = 100;
     let s = run_spec(&spec);
     let bad = warning(&s, "bad_lines_skipped");
@@ -109,12 +109,12 @@ fn nothing_measured_is_warned() {
     let dir = ScratchDir::new("warn");
     // Warm-up as long as the trace.
     let trace = mqsim_trace_in(&dir, "warm", &spaced(50, 100_000));
-    let mut warm = spec(preset("mqsim-default", &[]), trace.clone());
+    let mut warm = spec(preset("mqsim-ssd", &[]), trace.clone());
     warm.warmup_requests = 50;
     let s = run_spec(&warm);
     assert_eq!(codes(&s), ["warmup_covers_trace"]);
     // Another device's records only.
-    let mut other = spec(preset("mqsim-default", &[]), trace);
+    let mut other = spec(preset("mqsim-ssd", &[]), trace);
     other.traces[0].device = Some(99);
     let s = run_spec(&other);
     let w = warning(&s, "no_requests_measured");
@@ -132,7 +132,7 @@ fn nothing_measured_is_warned() {
     )
     .unwrap();
     let s = run_spec(&RunSpec::new(
-        preset("mqsim-default", &[]),
+        preset("mqsim-ssd", &[]),
         header,
         Some(TraceFormat::Msr),
     ));
@@ -147,13 +147,13 @@ fn nothing_measured_is_warned() {
 #[test]
 fn a_span_far_longer_than_the_trace_and_a_saturated_run_are_warned() {
     let dir = ScratchDir::new("warn");
-    let config = preset("mqsim-default", &[]);
+    let config = preset("mqsim-ssd", &[]);
     let span = mqsim_trace_in(&dir, "span", &spaced(2000, 1));
     let s = run_spec(&spec(config.clone(), span));
     assert_eq!(codes(&s), ["span_longer_than_trace"]);
     // 20 us apart: a write every 40 us on one chip at a time is more than it can program.
     let one_chip = preset(
-        "mqsim-default",
+        "mqsim-ssd",
         &[
             ("geometry.channels", "1"),
             ("geometry.chips_per_channel", "1"),
@@ -177,7 +177,7 @@ fn a_span_far_longer_than_the_trace_and_a_saturated_run_are_warned() {
 #[test]
 fn a_host_queue_that_never_held_two_requests_is_warned() {
     let dir = ScratchDir::new("warn");
-    let config = preset("mqsim-default", &[]);
+    let config = preset("mqsim-ssd", &[]);
     let trace = mqsim_trace_in(&dir, "oneatatime", &spaced(200, 200_000));
     let s = run_spec(&spec(config, trace));
     assert_eq!(codes(&s), ["host_queue_never_held_two"]);

@@ -13,11 +13,11 @@ fn records(text: &str) -> Vec<TraceRecord> {
 
 #[test]
 fn hot_units_put_their_share_of_pages_on_the_hot_channels_of_a_preset() {
-    let config = Config::from_preset("mqsim-default", &[]).unwrap();
+    let config = Config::from_preset("mqsim-ssd", &[]).unwrap();
     let g = &config.geometry;
     let map = config.static_map();
     let page = u64::from(g.page_bytes);
-    // One page per piece, dealt to the channels in turn: mqsim-default's static allocation
+    // One page per piece, dealt to the channels in turn: mqsim-ssd's static allocation
     // deals consecutive pages to channels first.
     let text = format!(
         "requests = 20000\nread_fraction = 1.0\n[arrival]\nkind = \"fixed\"\ninterarrival_ns = 1000\n\

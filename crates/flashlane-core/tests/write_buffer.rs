@@ -25,7 +25,7 @@ fn close(us: f64, ns: f64) -> bool {
 fn buffered(pages: u64, fraction: &str) -> Config {
     let bytes = (pages * PAGE).to_string();
     preset(
-        "mqsim-default",
+        "mqsim-ssd",
         &[
             ("precondition.write_trace_footprint", "false"),
             ("device.write_buffer_bytes", &bytes),
@@ -113,7 +113,7 @@ fn a_full_buffer_makes_the_next_write_wait_exactly_until_one_flush_completes() {
 #[test]
 fn a_buffer_smaller_than_a_page_is_refused_with_the_key_named() {
     let overrides = vec![("device.write_buffer_bytes".to_string(), "100".to_string())];
-    let err = Config::from_preset("mqsim-default", &overrides)
+    let err = Config::from_preset("mqsim-ssd", &overrides)
         .and_then(|c| {
             c.validate()
                 .map(|_| c)

@@ -50,12 +50,7 @@ pub struct Config {
 impl Config {
     /// Load a preset by name, apply `key=value` overrides.
     pub fn from_preset(name: &str, overrides: &[(String, String)]) -> Result<Config, Error> {
-        let text = preset_text(name).ok_or_else(|| {
-            Error::Config(format!(
-                "unknown preset `{name}`; known presets: {}",
-                preset_names().join(", ")
-            ))
-        })?;
+        let text = preset_text(name).ok_or_else(|| unknown_preset(name))?;
         Config::from_text(text, &format!("preset {name}"), overrides)
     }
 
@@ -70,12 +65,7 @@ impl Config {
         origin: &str,
         overrides: &[(String, String)],
     ) -> Result<Config, Error> {
-        let preset = preset_text(name).ok_or_else(|| {
-            Error::Config(format!(
-                "unknown preset `{name}`; known presets: {}",
-                preset_names().join(", ")
-            ))
-        })?;
+        let preset = preset_text(name).ok_or_else(|| unknown_preset(name))?;
         let mut table: toml::Table =
             toml::from_str(preset).map_err(|e| Error::Config(format!("preset {name}: {e}")))?;
         let file: toml::Table =
@@ -516,6 +506,22 @@ fn error_key(text: &str, e: &toml::de::Error) -> Option<String> {
     }
     let key = line.split('=').next()?.trim().trim_matches('"');
     (!key.is_empty()).then(|| join(key))
+}
+
+/// The error for a preset name that is not bundled; a renamed preset says its new name.
+pub fn unknown_preset(name: &str) -> Error {
+    if name == "mqsim-default" {
+        return Error::Config(
+            "preset `mqsim-default` was renamed `mqsim-ssd` (the same settings: MQSim's SSD on \
+             flashlane's own rules); `mqsim-platform` is that SSD with MQSim's rules, validated \
+             against MQSim"
+                .into(),
+        );
+    }
+    Error::Config(format!(
+        "unknown preset `{name}`; known presets: {}",
+        preset_names().join(", ")
+    ))
 }
 
 /// Merge `over` into `base` key by key; a table that sets a different `kind` replaces the

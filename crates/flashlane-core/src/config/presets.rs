@@ -2,10 +2,7 @@
 
 /// (name, TOML text) of every preset.
 pub const PRESETS: &[(&str, &str)] = &[
-    (
-        "mqsim-default",
-        include_str!("../../presets/mqsim-default.toml"),
-    ),
+    ("mqsim-ssd", include_str!("../../presets/mqsim-ssd.toml")),
     (
         "mqsim-platform",
         include_str!("../../presets/mqsim-platform.toml"),

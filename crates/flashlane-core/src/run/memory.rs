@@ -8,7 +8,7 @@ use crate::ftl::Plane;
 use crate::Error;
 
 /// The most a run may allocate up front whatever the machine has: 64 GiB. Far above any
-/// preset (mqsim-default's FTL records are about 15 MiB); a config past it is a typo.
+/// preset (mqsim-ssd's FTL records are about 15 MiB); a config past it is a typo.
 pub const MAX_UPFRONT_BYTES: u64 = 64 << 30;
 
 /// Bytes a run allocates before its first request, by part (parts of 0 bytes left out).
