@@ -37,8 +37,8 @@ macro_rules! host_view {
     };
 }
 
-/// What the device scheduler may see and change (see [`DeviceContext`]). A macro for the same
-/// reason as `host_view!`.
+/// What the device scheduler may see and change (see [`crate::device::DeviceContext`]). A
+/// macro for the same reason as `host_view!`.
 macro_rules! device_ctx {
     ($sim:ident, $now:expr) => {
         crate::device::DeviceContext {
