@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
+import flashlane.reproduce.__main__
 import flashlane.reproduce.piq
-from flashlane.reproduce import ReproduceError, reproduce
+from flashlane.reproduce import PAPERS, ReproduceError, reproduce
 from flashlane.reproduce._core import WALL_CLOCK_KEYS, Point, engine_point, flatten
 
 REPO = Path(__file__).resolve().parents[2]
@@ -364,3 +365,32 @@ def test_render_only_and_reuse_take_the_stored_summaries(
         reproduce("sos", copy, quick=True, traces=TRACES, render_only=True)
     reproduce("sos", copy, quick=True, traces=TRACES, reuse=True)
     assert ran == [changed]
+
+
+@needs_cli
+def test_cli_help_without_python_names_every_option(tmp_path: Path) -> None:
+    """`flashlane reproduce --help` without the Python package prints crates/flashlane-cli's
+    own help, which must name every option the Python parser defines (every paper's too)."""
+    binary = os.environ["FLASHLANE_BIN"]
+    for args in (["--help"], ["piq", "-h"]):
+        done = subprocess.run(
+            [binary, "reproduce", *args],
+            capture_output=True,
+            text=True,
+            check=False,
+            env={**os.environ, "FLASHLANE_PYTHON": str(tmp_path / "no-such-python")},
+        )
+        assert done.returncode == 0, done.stderr
+        assert 'pip install ".[reproduce]"' in done.stdout
+    text = done.stdout
+    flags = set()
+    for paper in [None, *PAPERS]:
+        parser, _ = flashlane.reproduce.__main__.build_parser(paper)
+        flags.update(flag for action in parser._actions for flag in action.option_strings)
+    assert {"--quick", "--results", "--out", "--jobs", "--traces", "--reuse"} <= flags
+    assert {"--render-only", "--platforms", "--requests"} <= flags
+    for flag in sorted(flags):
+        assert re.search(rf"(?<![\w-]){re.escape(flag)}(?![\w-])", text), flag
+    listed = re.search(r"^PAPER: (.*)$", text, re.M)
+    assert listed, text
+    assert set(re.findall(r"[a-z]+", listed.group(1))) - {"or"} == {*PAPERS, "all"}

@@ -10,6 +10,7 @@ import sys
 from types import FrameType
 
 from flashlane.reproduce import PAPERS, ReproduceError, paper_module, reproduce
+from flashlane.reproduce._core import Option
 
 
 def _stop(signum: int, _frame: FrameType | None) -> None:
@@ -38,7 +39,11 @@ def _paper_of(argv: list[str] | None) -> str | None:
     return next((a for a in rest if a in PAPERS or a == "all"), None)
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser(paper: str | None) -> tuple[argparse.ArgumentParser, list[Option]]:
+    """The parser of `flashlane reproduce`, with the results-set options of `paper` (one of
+    PAPERS; else none), and those options. crates/flashlane-cli/src/reproduce.rs prints the
+    same options as its own help when this package is missing (tests/python/test_reproduce.py
+    checks that it names every one of them)."""
     parser = argparse.ArgumentParser(
         prog="flashlane reproduce",
         description="Run a paper's experiment set and write runs.csv, the JSON summaries, "
@@ -74,8 +79,7 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="run nothing: rewrite the tables (or figures) from the summaries in --out",
     )
-    paper = _paper_of(argv)
-    options = []
+    options: list[Option] = []
     if paper in PAPERS:
         options = list(getattr(paper_module(paper), "RESULTS_OPTIONS", ()))
     if options:
@@ -98,6 +102,11 @@ def main(argv: list[str] | None = None) -> int:
                     help=option.help,
                     metavar="VALUE",
                 )
+    return parser, options
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser, options = build_parser(_paper_of(argv))
     args = parser.parse_args(argv)
     if args.jobs is not None and args.jobs < 1:
         parser.error("--jobs must be at least 1")
