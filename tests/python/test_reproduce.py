@@ -16,7 +16,7 @@ import pytest
 import flashlane.reproduce.__main__
 import flashlane.reproduce.piq
 from flashlane.reproduce import PAPERS, ReproduceError, reproduce
-from flashlane.reproduce._core import WALL_CLOCK_KEYS, Point, engine_point, flatten
+from flashlane.reproduce._core import WALL_CLOCK_KEYS, Point, distinct_runs, engine_point, flatten
 
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "test-artifacts"
@@ -52,8 +52,8 @@ def test_outputs_of_every_paper(quick_all: tuple[Path, dict]) -> None:
     assert header.startswith("paper,figure,workload,configuration,tags,command,")
     assert "engine.wall_s" not in header
     assert "latency_us.read.mean" in header
-    assert len(rows) == result["runs"]
-    assert len(list((out / "runs").glob("*/*.json"))) == result["runs"]
+    assert len(rows) == result["rows"]
+    assert len(list((out / "runs").glob("*/*.json"))) == result["rows"]
     for verdicts in result["verdicts"].values():
         for _, verdict in verdicts:
             assert verdict in {"agree", "direction", "disagree", "no data"}
@@ -365,6 +365,49 @@ def test_render_only_and_reuse_take_the_stored_summaries(
         reproduce("sos", copy, quick=True, traces=TRACES, render_only=True)
     reproduce("sos", copy, quick=True, traces=TRACES, reuse=True)
     assert ran == [changed]
+
+
+def test_printed_run_count_is_the_progress_count(
+    quick_all: tuple[Path, dict],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """PIQ's quick set has points with the same arguments (Fig. 11's queue 64 is a Fig. 8
+    bar): they share one run, and the run count printed at the end is the one the progress
+    counts to (it used to print the points, 10, after progress lines [1/8] .. [8/8])."""
+    import flashlane.sweep
+
+    out, _ = quick_all
+    stored = json.loads(next((out / "runs" / "piq").glob("*.json")).read_text())
+
+    def run_points(points: list, *, point_progress, **_: object) -> list[dict]:
+        for done in range(1, len(points) + 1):
+            point_progress(done, len(points), done - 1)
+        return [dict(stored) for _ in points]
+
+    monkeypatch.setattr(flashlane.sweep, "run_points", run_points)
+    # main() would leave its SIGINT/SIGTERM handlers in this process.
+    monkeypatch.setattr(flashlane.reproduce.__main__, "install_signal_handlers", lambda: None)
+    main = flashlane.reproduce.__main__.main
+    args = ["piq", "--quick", "--jobs", "1", "--traces", str(TRACES)]
+    points = flashlane.reproduce.piq.points(True)
+    simulations = len(distinct_runs(points))
+    assert simulations < len(points)
+    for extra in ([], ["--reuse"]):
+        assert main([*args, "--out", str(tmp_path / "piq"), *extra]) == 0
+        captured = capsys.readouterr()
+        progress = re.findall(r"^\[(\d+)/(\d+)\] ", captured.err, re.M)
+        printed = int(re.search(r"^(\d+) runs", captured.out, re.M).group(1))
+        assert [int(total) for _, total in progress] == [printed] * printed
+        assert [int(done) for done, _ in progress] == list(range(1, printed + 1))
+        if extra:
+            # Everything was there: nothing ran.
+            assert printed == 0
+            assert f"0 runs, {simulations} reused from" in captured.out
+        else:
+            assert printed == simulations
+        assert f"({len(points)} points: points with the same arguments share" in captured.out
 
 
 @needs_cli

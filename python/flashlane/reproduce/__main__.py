@@ -105,6 +105,18 @@ def build_parser(paper: str | None) -> tuple[argparse.ArgumentParser, list[Optio
     return parser, options
 
 
+def run_count(result: dict, out: str) -> str:
+    """The runs of a :func:`reproduce` result as the last line gives them: the simulations of
+    this call first (the count the progress went to), then those reused from `out`, and the
+    points where more of them shared a run (one row each in runs.csv)."""
+    text = f"{result['ran']} runs"
+    if result["reused"]:
+        text += f", {result['reused']} reused from {out}"
+    if result["rows"] != result["runs"]:
+        text += f" ({result['rows']} points: points with the same arguments share a run)"
+    return text
+
+
 def main(argv: list[str] | None = None) -> int:
     parser, options = build_parser(_paper_of(argv))
     args = parser.parse_args(argv)
@@ -146,10 +158,12 @@ def main(argv: list[str] | None = None) -> int:
     for figure, verdicts in result["verdicts"].items():
         for text, verdict in verdicts:
             print(f"{figure}: {verdict:9} {text}")
-    if result["tables"]:
-        print(f"{result['runs']} runs; tables: {', '.join(result['tables'])}")
-    else:
-        print(f"{result['runs']} runs; report: {out}/report.html")
+    where = (
+        f"tables: {', '.join(result['tables'])}"
+        if result["tables"]
+        else f"report: {out}/report.html"
+    )
+    print(f"{run_count(result, out)}; {where}")
     return 0
 
 

@@ -365,6 +365,22 @@ def engine_point(point: Point, traces: Path) -> dict[str, Any]:
 Progress = Callable[[int, int, Point], None]
 
 
+def run_key(point: Point) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """What makes a point's simulation: its arguments and the files they read. Points with the
+    same key (e.g. a sweep's default value, also a bar of another figure) share one run: the
+    simulator is deterministic."""
+    return (point.args, point.files)
+
+
+def distinct_runs(points: Sequence[Point]) -> list[int]:
+    """The index of the first point of each distinct run (:func:`run_key`), in order: the
+    simulations :func:`run_points` makes for `points`, and the count its progress goes to."""
+    first: dict[tuple, int] = {}
+    for index, point in enumerate(points):
+        first.setdefault(run_key(point), index)
+    return sorted(first.values())
+
+
 def run_points(
     points: Sequence[Point],
     *,
@@ -379,12 +395,9 @@ def run_points(
     Every point is translated (:func:`engine_point`) and checked before the first run."""
     from flashlane.sweep import run_points as run_engine_points
 
-    # Points with the same arguments (e.g. a sweep's default value, also a bar of another
-    # figure) are simulated once: the simulator is deterministic.
-    first: dict[tuple[tuple[str, ...], tuple[tuple[str, str], ...]], int] = {}
-    for index, point in enumerate(points):
-        first.setdefault((point.args, point.files), index)
-    unique = sorted(first.values())
+    # Points with the same arguments are simulated once (distinct_runs); progress counts
+    # those simulations, as reproduce() does.
+    unique = distinct_runs(points)
     engine = []
     for index in unique:
         described = engine_point(points[index], traces)
@@ -407,7 +420,8 @@ def run_points(
     for index, summary in zip(unique, results, strict=True):
         summary.pop("tags", None)
         by_index[index] = summary
-    return [by_index[first[(p.args, p.files)]] for p in points]
+    first = {run_key(points[index]): index for index in unique}
+    return [by_index[first[run_key(p)]] for p in points]
 
 
 # --- runs.csv ---------------------------------------------------------------------------------
