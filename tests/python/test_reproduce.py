@@ -15,8 +15,17 @@ import pytest
 
 import flashlane.reproduce.__main__
 import flashlane.reproduce.piq
-from flashlane.reproduce import PAPERS, ReproduceError, reproduce
-from flashlane.reproduce._core import WALL_CLOCK_KEYS, Point, distinct_runs, engine_point, flatten
+from flashlane.reproduce import PAPERS, ReproduceError, paper_module, reproduce
+from flashlane.reproduce._core import (
+    WALL_CLOCK_KEYS,
+    Figure,
+    Point,
+    Run,
+    distinct_runs,
+    engine_point,
+    flatten,
+)
+from flashlane.reproduce._report import render
 
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "test-artifacts"
@@ -365,6 +374,179 @@ def test_render_only_and_reuse_take_the_stored_summaries(
         reproduce("sos", copy, quick=True, traces=TRACES, render_only=True)
     reproduce("sos", copy, quick=True, traces=TRACES, reuse=True)
     assert ran == [changed]
+
+
+# --- the figures (issue 24) --------------------------------------------------------------------
+
+
+def quick_figures(out: Path) -> dict[str, Figure]:
+    """Every figure of the quick set, rebuilt from the summaries `reproduce all --quick` left."""
+    figures = {}
+    for paper in PAPERS:
+        module = paper_module(paper)
+        runs = [
+            Run(p, json.loads((out / "runs" / paper / f"{p.file_stem()}.json").read_text()))
+            for p in module.points(True)
+        ]
+        figures.update({f"{f.paper}-{f.id}": f for f in module.figures(runs, True)})
+    return figures
+
+
+@pytest.fixture(scope="module")
+def figures(quick_all: tuple[Path, dict]) -> dict[str, Figure]:
+    return quick_figures(quick_all[0])
+
+
+@pytest.fixture
+def drawn():
+    """render(figure), drawn on its canvas (so that extents are known); the figure drawn
+    before it is closed, the last one at the end of the test."""
+    import matplotlib.pyplot as plt
+
+    made = []
+
+    def draw(figure: Figure):
+        while made:
+            plt.close(made.pop())
+        made.append(render(figure))
+        made[-1].canvas.draw()
+        return made[-1]
+
+    yield draw
+    while made:
+        plt.close(made.pop())
+
+
+def test_every_ratio_figure_names_its_baseline(figures: dict[str, Figure]) -> None:
+    ratios = {
+        key
+        for key, f in figures.items()
+        if "normalized" in f.title or " / " in f.ylabel or "over the" in f.title
+    }
+    # PIQ Figs. 8 and 12, VIOS Figs. 5 and 6, PASS Table 3, SOS Fig. 6, Venice Figs. 9, 12, 14.
+    assert ratios >= {
+        "piq-fig8a",
+        "piq-fig8b",
+        "piq-fig12",
+        "vios-fig5",
+        "vios-fig6",
+        "pass-table3",
+        "sos-fig6",
+        "venice-fig9-venice-perf",
+        "venice-fig9-venice-cost",
+        "venice-fig12",
+        "venice-fig14",
+    }
+    for key in ratios:
+        baseline = figures[key].baseline
+        assert baseline, key
+        assert f"(1 = {baseline})" in figures[key].ylabel, key
+
+
+def test_small_changes_to_a_baseline_are_visible_bars(drawn) -> None:
+    """+2.5 % and -0.3 % against a baseline: bars from 1.0, tall enough to see and to tell
+    apart in direction; the axis names the baseline and gives the change in percent."""
+    figure = Figure(
+        "p", "f", "t", "c", "bars", "x", "y / B's (1 = B)", ["w"], {"a": [1.025], "b": [0.997]}
+    )
+    figure.baseline = "B"
+    fig = drawn(figure)
+    ax = fig.axes[0]
+    bars = {c.get_label(): c.patches[0] for c in ax.containers}
+    assert set(bars) == {"ours: a", "ours: b"}
+    to_pixels = ax.transData.transform
+
+    def pixels(bar) -> float:
+        (_, bottom), (_, top) = to_pixels([(0, bar.get_y()), (0, bar.get_y() + bar.get_height())])
+        return top - bottom
+
+    assert bars["ours: a"].get_y() == bars["ours: b"].get_y() == 1.0
+    assert pixels(bars["ours: a"]) > 40
+    assert pixels(bars["ours: b"]) < -4
+    low, high = ax.get_ylim()
+    assert low < 0.997 and high > 1.025
+    right = [a for a in fig.axes[0].child_axes if a.get_ylabel()]
+    assert [a.get_ylabel() for a in right] == ["change vs B (%)"]
+
+
+#: Figures where the paper prints numbers of the figure's own quantity (quick set).
+WITH_PAPER_NUMBERS = {
+    "piq-fig8a",
+    "piq-fig8b",
+    "piq-fig12",
+    "vios-fig5",
+    "vios-fig6",
+    "vios-fig7",
+    "vios-table1",
+    "pass-table2",
+    "pass-table3",
+    "sos-fig6",
+    "sos-table1",
+    "sos-fig7",
+    "venice-fig9-venice-perf",
+    "venice-fig9-venice-cost",
+    "venice-fig13",
+    "venice-fig12",
+    "venice-fig14",
+}
+
+
+def test_paper_values_are_drawn_or_the_caption_says_why(figures: dict[str, Figure], drawn) -> None:
+    assert set(figures) >= WITH_PAPER_NUMBERS
+    for key, figure in figures.items():
+        if key in WITH_PAPER_NUMBERS:
+            assert figure.draws_paper(), key
+        if not figure.draws_paper():
+            assert "No paper values drawn: " in figure.full_caption(), key
+            continue
+        ax = drawn(figure).axes[0]
+        diamonds = [
+            y for line in ax.lines if line.get_marker() == "D" for y in line.get_ydata() if y == y
+        ]
+        levels = [line.get_ydata()[0] for line in ax.lines if line.get_linestyle() == ":"]
+        expected = [v for values in figure.paper_series.values() for v in values if v is not None]
+        assert sorted(diamonds) == pytest.approx(sorted(expected)), key
+        assert sorted(levels) == pytest.approx(sorted(figure.paper_levels.values())), key
+        assert "the paper's." in figure.full_caption(), key
+        # The caption names what is drawn: diamonds only where there are some.
+        assert ("iamond" in figure.full_caption()) == bool(expected), key
+        assert ("otted line" in figure.full_caption()) == bool(figure.paper_levels), key
+
+
+def test_paper_means_sit_on_their_series_bars(figures: dict[str, Figure], drawn) -> None:
+    """PIQ Fig. 8(a): the paper's PIQ -15.6 % and PIQ_R -19.6 % over NOOP are diamonds on the
+    bars of PIQ and PIQ_R in the category of our means."""
+    figure = figures["piq-fig8a"]
+    assert figure.categories[-1] == "mean over workloads"
+    ax = drawn(figure).axes[0]
+    bars = {c.get_label(): c.patches[-1] for c in ax.containers}
+    for scheme, change in (("piq", -15.6), ("piq_r", -19.6)):
+        bar = bars[f"ours: {scheme}"]
+        centre = bar.get_x() + bar.get_width() / 2
+        assert any(
+            line.get_marker() == "D"
+            and list(line.get_xdata()) == pytest.approx([centre])
+            and list(line.get_ydata()) == pytest.approx([1 + change / 100])
+            for line in ax.lines
+        ), scheme
+        # Our mean is the mean of the per-workload bars.
+        ours = figure.series[scheme]
+        assert ours[-1] == pytest.approx(sum(ours[:-1]) / len(ours[:-1]))
+
+
+def test_legends_cover_no_bar_line_or_title(figures: dict[str, Figure], drawn) -> None:
+    """SOS Fig. 6's legend covered bars; every legend is now outside the axes and their title."""
+    assert "sos-fig6" in figures
+    for key, figure in figures.items():
+        fig = drawn(figure)
+        ax = fig.axes[0]
+        renderer = fig.canvas.get_renderer()
+        legends = [*fig.legends, *([ax.get_legend()] if ax.get_legend() else [])]
+        assert len(legends) == 1, key
+        box = legends[0].get_window_extent(renderer)
+        for other in (ax.get_window_extent(renderer), ax.title.get_window_extent(renderer)):
+            assert not box.overlaps(other), key
+        assert box.x1 <= fig.bbox.x1 + 1 and box.y1 <= fig.bbox.y1 + 1, key
 
 
 def test_printed_run_count_is_the_progress_count(
