@@ -25,7 +25,7 @@ from flashlane.reproduce._core import (
     engine_point,
     flatten,
 )
-from flashlane.reproduce._report import render
+from flashlane.reproduce._report import anchor, render
 
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "test-artifacts"
@@ -547,6 +547,30 @@ def test_legends_cover_no_bar_line_or_title(figures: dict[str, Figure], drawn) -
         for other in (ax.get_window_extent(renderer), ax.title.get_window_extent(renderer)):
             assert not box.overlaps(other), key
         assert box.x1 <= fig.bbox.x1 + 1 and box.y1 <= fig.bbox.y1 + 1, key
+
+
+def test_each_figure_links_to_the_reasons_for_its_gaps(quick_all: tuple[Path, dict]) -> None:
+    out, result = quick_all
+    text = (out / "report.html").read_text()
+    for key in result["figures"]:
+        paper = key.split("-")[0]
+        section = text.split(f'<h3 id="{key}">', 1)[1].split("<h3", 1)[0]
+        found = re.search(r'<p class="gaps">[^<]*<a href="([^"#]+)(?:#([^"]+))?">', section)
+        assert found, key
+        page = (out / found.group(1)).resolve()
+        assert page == REPO / "docs" / "results" / f"{paper}.md", key
+        headings = [
+            line.lstrip("#").strip() for line in page.read_text().splitlines() if line[:1] == "#"
+        ]
+        assert found.group(2) in {anchor(h) for h in headings}, key
+
+
+def test_anchor_is_githubs() -> None:
+    assert anchor("Why, on this platform") == "why-on-this-platform"
+    assert anchor("The paper's claims beside ours") == "the-papers-claims-beside-ours"
+    assert anchor("Why the gaps (read with the tables above)") == (
+        "why-the-gaps-read-with-the-tables-above"
+    )
 
 
 def test_printed_run_count_is_the_progress_count(

@@ -311,7 +311,9 @@ def _reproduce(
         pngs[f"{figure.paper}-{figure.id}"] = png
     titles = [(name, module.TITLE) for name, module in zip(names, modules, strict=True)]
     title = "flashlane: the papers reproduced" + (" (quick set)" if quick else "")
-    (out / "report.html").write_text(render_html(title, titles, figures, pngs, command))
+    # The repository whose traces/ this is holds docs/results/, which the report links to.
+    page = render_html(title, titles, figures, pngs, command, repo=traces.parent, out=out.resolve())
+    (out / "report.html").write_text(page)
     verdicts = {f"{f.paper}-{f.id}": [(c.text, c.verdict()) for c in f.claims] for f in figures}
     return {
         **counts,

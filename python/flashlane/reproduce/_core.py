@@ -185,7 +185,10 @@ class Figure:
 
     ``baseline``: the series are ratios to this (e.g. ``"NOOP"``): bars start at 1.0, the
     axis spans the values and 1.0 with room either side, a second axis gives the change in
-    percent, and ``ylabel`` names it (``"... (1 = NOOP)"``)."""
+    percent, and ``ylabel`` names it (``"... (1 = NOOP)"``).
+
+    ``gaps``: the heading of the section of docs/results/PAPER.md that gives the reasons for
+    this figure's gaps (None: the page as a whole); report.html links to it."""
 
     paper: str
     id: str
@@ -203,6 +206,7 @@ class Figure:
     baseline: str | None = None
     paper_levels: dict[str, float] = field(default_factory=dict)
     paper_note: str = ""
+    gaps: str | None = None
 
     def draws_paper(self) -> bool:
         """True when the figure draws at least one of the paper's numbers."""

@@ -5,6 +5,8 @@ from __future__ import annotations
 import base64
 import html
 import io
+import os
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -198,7 +200,33 @@ code { font-size: 0.9em; }
 .disagree { background: #f7d4d4; } .nodata { background: #eee; }
 img { max-width: 100%; border: 1px solid #ddd; }
 details { margin-bottom: 2em; }
+p.gaps { margin-top: 0.2em; font-size: 0.9em; }
 """
+
+
+def anchor(heading: str) -> str:
+    """The anchor a Markdown heading gets on GitHub (and most renderers): lower case, the
+    punctuation dropped, spaces as hyphens (`Why, on this platform` -> `why-on-this-platform`)."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def results_page(paper: str) -> str:
+    """The page with the reasons for a paper's gaps, from the repository's root."""
+    return f"docs/results/{paper}.md"
+
+
+def gaps_link(figure: Figure, repo: Path | None, out: Path) -> str:
+    """The line under a figure that names (and links, when the repository's page is there)
+    the section of docs/results/PAPER.md with the reasons for its gaps."""
+    page = results_page(figure.paper)
+    where = page + (f", section \u201c{figure.gaps}\u201d" if figure.gaps else "")
+    text = html.escape(where)
+    if repo is not None and (repo / page).is_file():
+        href = Path(os.path.relpath(repo / page, out)).as_posix()
+        if figure.gaps:
+            href += "#" + anchor(figure.gaps)
+        text = f'<a href="{html.escape(href)}">{text}</a>'
+    return f'<p class="gaps">Why ours differs from the paper: {text}.</p>'
 
 
 def render_html(
@@ -207,9 +235,14 @@ def render_html(
     figures: Sequence[Figure],
     pngs: dict[str, bytes],
     command: str,
+    *,
+    repo: Path | None = None,
+    out: Path = Path("."),
 ) -> str:
-    """report.html: per figure our plot (a data URI: no file or network fetch needed), the
-    paper's claims beside ours with the computed verdict, and the command of every point."""
+    """report.html: per figure our plot (a data URI: no file or network fetch needed), a link
+    to the reasons for its gaps (docs/results/PAPER.md in `repo`, relative to `out`, where
+    report.html is written), the paper's claims beside ours with the computed verdict, and
+    the command of every point."""
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
@@ -231,6 +264,7 @@ def render_html(
                 f"{html.escape(figure.full_caption())} Files: <code>{key}.png</code>, "
                 f"<code>{key}.svg</code>.</figcaption></figure>"
             )
+            parts.append(gaps_link(figure, repo, out))
             rows = []
             for claim in figure.claims:
                 verdict = claim.verdict()
