@@ -13,9 +13,19 @@ from pathlib import Path
 
 import pytest
 
+import flashlane.reproduce.__main__
 import flashlane.reproduce.piq
-from flashlane.reproduce import ReproduceError, reproduce
-from flashlane.reproduce._core import WALL_CLOCK_KEYS, Point, engine_point, flatten
+from flashlane.reproduce import PAPERS, ReproduceError, paper_module, reproduce
+from flashlane.reproduce._core import (
+    WALL_CLOCK_KEYS,
+    Figure,
+    Point,
+    Run,
+    distinct_runs,
+    engine_point,
+    flatten,
+)
+from flashlane.reproduce._report import anchor, render
 
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "test-artifacts"
@@ -51,8 +61,8 @@ def test_outputs_of_every_paper(quick_all: tuple[Path, dict]) -> None:
     assert header.startswith("paper,figure,workload,configuration,tags,command,")
     assert "engine.wall_s" not in header
     assert "latency_us.read.mean" in header
-    assert len(rows) == result["runs"]
-    assert len(list((out / "runs").glob("*/*.json"))) == result["runs"]
+    assert len(rows) == result["rows"]
+    assert len(list((out / "runs").glob("*/*.json"))) == result["rows"]
     for verdicts in result["verdicts"].values():
         for _, verdict in verdicts:
             assert verdict in {"agree", "direction", "disagree", "no data"}
@@ -373,3 +383,272 @@ def test_render_only_and_reuse_take_the_stored_summaries(
         reproduce("sos", copy, quick=True, traces=TRACES, render_only=True)
     reproduce("sos", copy, quick=True, traces=TRACES, reuse=True)
     assert ran == [changed]
+
+
+# --- the figures (issue 24) --------------------------------------------------------------------
+
+
+def quick_figures(out: Path) -> dict[str, Figure]:
+    """Every figure of the quick set, rebuilt from the summaries `reproduce all --quick` left."""
+    figures = {}
+    for paper in PAPERS:
+        module = paper_module(paper)
+        runs = [
+            Run(p, json.loads((out / "runs" / paper / f"{p.file_stem()}.json").read_text()))
+            for p in module.points(True)
+        ]
+        figures.update({f"{f.paper}-{f.id}": f for f in module.figures(runs, True)})
+    return figures
+
+
+@pytest.fixture(scope="module")
+def figures(quick_all: tuple[Path, dict]) -> dict[str, Figure]:
+    return quick_figures(quick_all[0])
+
+
+@pytest.fixture
+def drawn():
+    """render(figure), drawn on its canvas (so that extents are known); the figure drawn
+    before it is closed, the last one at the end of the test."""
+    import matplotlib.pyplot as plt
+
+    made = []
+
+    def draw(figure: Figure):
+        while made:
+            plt.close(made.pop())
+        made.append(render(figure))
+        made[-1].canvas.draw()
+        return made[-1]
+
+    yield draw
+    while made:
+        plt.close(made.pop())
+
+
+def test_every_ratio_figure_names_its_baseline(figures: dict[str, Figure]) -> None:
+    ratios = {
+        key
+        for key, f in figures.items()
+        if "normalized" in f.title or " / " in f.ylabel or "over the" in f.title
+    }
+    # PIQ Figs. 8 and 12, VIOS Figs. 5 and 6, PASS Table 3, SOS Fig. 6, Venice Figs. 9, 12, 14.
+    assert ratios >= {
+        "piq-fig8a",
+        "piq-fig8b",
+        "piq-fig12",
+        "vios-fig5",
+        "vios-fig6",
+        "pass-table3",
+        "sos-fig6",
+        "venice-fig9-venice-perf",
+        "venice-fig9-venice-cost",
+        "venice-fig12",
+        "venice-fig14",
+    }
+    for key in ratios:
+        baseline = figures[key].baseline
+        assert baseline, key
+        assert f"(1 = {baseline})" in figures[key].ylabel, key
+
+
+def test_small_changes_to_a_baseline_are_visible_bars(drawn) -> None:
+    """+2.5 % and -0.3 % against a baseline: bars from 1.0, tall enough to see and to tell
+    apart in direction; the axis names the baseline and gives the change in percent."""
+    figure = Figure(
+        "p", "f", "t", "c", "bars", "x", "y / B's (1 = B)", ["w"], {"a": [1.025], "b": [0.997]}
+    )
+    figure.baseline = "B"
+    fig = drawn(figure)
+    ax = fig.axes[0]
+    bars = {c.get_label(): c.patches[0] for c in ax.containers}
+    assert set(bars) == {"ours: a", "ours: b"}
+    to_pixels = ax.transData.transform
+
+    def pixels(bar) -> float:
+        (_, bottom), (_, top) = to_pixels([(0, bar.get_y()), (0, bar.get_y() + bar.get_height())])
+        return top - bottom
+
+    assert bars["ours: a"].get_y() == bars["ours: b"].get_y() == 1.0
+    assert pixels(bars["ours: a"]) > 40
+    assert pixels(bars["ours: b"]) < -4
+    low, high = ax.get_ylim()
+    assert low < 0.997 and high > 1.025
+    right = [a for a in fig.axes[0].child_axes if a.get_ylabel()]
+    assert [a.get_ylabel() for a in right] == ["change vs B (%)"]
+
+
+#: Figures where the paper prints numbers of the figure's own quantity (quick set).
+WITH_PAPER_NUMBERS = {
+    "piq-fig8a",
+    "piq-fig8b",
+    "piq-fig12",
+    "vios-fig5",
+    "vios-fig6",
+    "vios-fig7",
+    "vios-table1",
+    "pass-table2",
+    "pass-table3",
+    "sos-fig6",
+    "sos-table1",
+    "sos-fig7",
+    "venice-fig9-venice-perf",
+    "venice-fig9-venice-cost",
+    "venice-fig13",
+    "venice-fig12",
+    "venice-fig14",
+}
+
+
+def test_paper_values_are_drawn_or_the_caption_says_why(figures: dict[str, Figure], drawn) -> None:
+    assert set(figures) >= WITH_PAPER_NUMBERS
+    for key, figure in figures.items():
+        if key in WITH_PAPER_NUMBERS:
+            assert figure.draws_paper(), key
+        if not figure.draws_paper():
+            assert "No paper values drawn: " in figure.full_caption(), key
+            continue
+        ax = drawn(figure).axes[0]
+        diamonds = [
+            y for line in ax.lines if line.get_marker() == "D" for y in line.get_ydata() if y == y
+        ]
+        levels = [line.get_ydata()[0] for line in ax.lines if line.get_linestyle() == ":"]
+        expected = [v for values in figure.paper_series.values() for v in values if v is not None]
+        assert sorted(diamonds) == pytest.approx(sorted(expected)), key
+        assert sorted(levels) == pytest.approx(sorted(figure.paper_levels.values())), key
+        assert "the paper's." in figure.full_caption(), key
+        # The caption names what is drawn: diamonds only where there are some.
+        assert ("iamond" in figure.full_caption()) == bool(expected), key
+        assert ("otted line" in figure.full_caption()) == bool(figure.paper_levels), key
+
+
+def test_paper_means_sit_on_their_series_bars(figures: dict[str, Figure], drawn) -> None:
+    """PIQ Fig. 8(a): the paper's PIQ -15.6 % and PIQ_R -19.6 % over NOOP are diamonds on the
+    bars of PIQ and PIQ_R in the category of our means."""
+    figure = figures["piq-fig8a"]
+    assert figure.categories[-1] == "mean over workloads"
+    ax = drawn(figure).axes[0]
+    bars = {c.get_label(): c.patches[-1] for c in ax.containers}
+    for scheme, change in (("piq", -15.6), ("piq_r", -19.6)):
+        bar = bars[f"ours: {scheme}"]
+        centre = bar.get_x() + bar.get_width() / 2
+        assert any(
+            line.get_marker() == "D"
+            and list(line.get_xdata()) == pytest.approx([centre])
+            and list(line.get_ydata()) == pytest.approx([1 + change / 100])
+            for line in ax.lines
+        ), scheme
+        # Our mean is the mean of the per-workload bars.
+        ours = figure.series[scheme]
+        assert ours[-1] == pytest.approx(sum(ours[:-1]) / len(ours[:-1]))
+
+
+def test_legends_cover_no_bar_line_or_title(figures: dict[str, Figure], drawn) -> None:
+    """SOS Fig. 6's legend covered bars; every legend is now outside the axes and their title."""
+    assert "sos-fig6" in figures
+    for key, figure in figures.items():
+        fig = drawn(figure)
+        ax = fig.axes[0]
+        renderer = fig.canvas.get_renderer()
+        legends = [*fig.legends, *([ax.get_legend()] if ax.get_legend() else [])]
+        assert len(legends) == 1, key
+        box = legends[0].get_window_extent(renderer)
+        for other in (ax.get_window_extent(renderer), ax.title.get_window_extent(renderer)):
+            assert not box.overlaps(other), key
+        assert box.x1 <= fig.bbox.x1 + 1 and box.y1 <= fig.bbox.y1 + 1, key
+
+
+def test_each_figure_links_to_the_reasons_for_its_gaps(quick_all: tuple[Path, dict]) -> None:
+    out, result = quick_all
+    text = (out / "report.html").read_text()
+    for key in result["figures"]:
+        paper = key.split("-")[0]
+        section = text.split(f'<h3 id="{key}">', 1)[1].split("<h3", 1)[0]
+        found = re.search(r'<p class="gaps">[^<]*<a href="([^"#]+)(?:#([^"]+))?">', section)
+        assert found, key
+        page = (out / found.group(1)).resolve()
+        assert page == REPO / "docs" / "results" / f"{paper}.md", key
+        headings = [
+            line.lstrip("#").strip() for line in page.read_text().splitlines() if line[:1] == "#"
+        ]
+        assert found.group(2) in {anchor(h) for h in headings}, key
+
+
+def test_anchor_is_githubs() -> None:
+    assert anchor("Why, on this platform") == "why-on-this-platform"
+    assert anchor("The paper's claims beside ours") == "the-papers-claims-beside-ours"
+    assert anchor("Why the gaps (read with the tables above)") == (
+        "why-the-gaps-read-with-the-tables-above"
+    )
+
+
+def test_printed_run_count_is_the_progress_count(
+    quick_all: tuple[Path, dict],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """PIQ's quick set has points with the same arguments (Fig. 11's queue 64 is a Fig. 8
+    bar): they share one run, and the run count printed at the end is the one the progress
+    counts to (it used to print the points, 10, after progress lines [1/8] .. [8/8])."""
+    import flashlane.sweep
+
+    out, _ = quick_all
+    stored = json.loads(next((out / "runs" / "piq").glob("*.json")).read_text())
+
+    def run_points(points: list, *, point_progress, **_: object) -> list[dict]:
+        for done in range(1, len(points) + 1):
+            point_progress(done, len(points), done - 1)
+        return [dict(stored) for _ in points]
+
+    monkeypatch.setattr(flashlane.sweep, "run_points", run_points)
+    # main() would leave its SIGINT/SIGTERM handlers in this process.
+    monkeypatch.setattr(flashlane.reproduce.__main__, "install_signal_handlers", lambda: None)
+    main = flashlane.reproduce.__main__.main
+    args = ["piq", "--quick", "--jobs", "1", "--traces", str(TRACES)]
+    points = flashlane.reproduce.piq.points(True)
+    simulations = len(distinct_runs(points))
+    assert simulations < len(points)
+    for extra in ([], ["--reuse"]):
+        assert main([*args, "--out", str(tmp_path / "piq"), *extra]) == 0
+        captured = capsys.readouterr()
+        progress = re.findall(r"^\[(\d+)/(\d+)\] ", captured.err, re.M)
+        printed = int(re.search(r"^(\d+) runs", captured.out, re.M).group(1))
+        assert [int(total) for _, total in progress] == [printed] * printed
+        assert [int(done) for done, _ in progress] == list(range(1, printed + 1))
+        if extra:
+            # Everything was there: nothing ran.
+            assert printed == 0
+            assert f"0 runs, {simulations} reused from" in captured.out
+        else:
+            assert printed == simulations
+        assert f"({len(points)} points: points with the same arguments share" in captured.out
+
+
+@needs_cli
+def test_cli_help_without_python_names_every_option(tmp_path: Path) -> None:
+    """`flashlane reproduce --help` without the Python package prints crates/flashlane-cli's
+    own help, which must name every option the Python parser defines (every paper's too)."""
+    binary = os.environ["FLASHLANE_BIN"]
+    for args in (["--help"], ["piq", "-h"]):
+        done = subprocess.run(
+            [binary, "reproduce", *args],
+            capture_output=True,
+            text=True,
+            check=False,
+            env={**os.environ, "FLASHLANE_PYTHON": str(tmp_path / "no-such-python")},
+        )
+        assert done.returncode == 0, done.stderr
+        assert 'pip install ".[reproduce]"' in done.stdout
+    text = done.stdout
+    flags = set()
+    for paper in [None, *PAPERS]:
+        parser, _ = flashlane.reproduce.__main__.build_parser(paper)
+        flags.update(flag for action in parser._actions for flag in action.option_strings)
+    assert {"--quick", "--results", "--out", "--jobs", "--traces", "--reuse"} <= flags
+    assert {"--render-only", "--platforms", "--requests"} <= flags
+    for flag in sorted(flags):
+        assert re.search(rf"(?<![\w-]){re.escape(flag)}(?![\w-])", text), flag
+    listed = re.search(r"^PAPER: (.*)$", text, re.M)
+    assert listed, text
+    assert set(re.findall(r"[a-z]+", listed.group(1))) - {"or"} == {*PAPERS, "all"}

@@ -1,5 +1,9 @@
 //! `flashlane reproduce`: forwards to the Python package (`python3 -m flashlane.reproduce`),
 //! where the papers' experiment sets, figures (matplotlib) and report live.
+//!
+//! `--help` / `-h` (alone or after PAPER) is forwarded too when the package is importable
+//! (Python's help names the exact options, PAPER's included); without it, [`HELP`] is printed
+//! from here, so that the help works before the package is installed.
 
 use std::ffi::OsString;
 use std::process::Command;
@@ -10,10 +14,68 @@ use flashlane_core::Error;
 #[derive(Args)]
 #[command(disable_help_flag = true)]
 pub struct ReproduceArgs {
-    /// PAPER [--quick] [--out DIR] [--jobs N] [--traces DIR]: see `flashlane reproduce --help`
-    /// (PAPER: piq, pass, vios, sos, venice or all).
+    /// PAPER [--quick] [--results [PAPER's options]] [--out DIR] [--jobs N] [--traces DIR]
+    /// [--reuse | --render-only]: see `flashlane reproduce --help` (PAPER: piq, pass, vios,
+    /// sos, venice or all).
     #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
     pub args: Vec<OsString>,
+}
+
+/// The help of `flashlane reproduce` without the Python package: the options of
+/// `python -m flashlane.reproduce --help` (python/flashlane/reproduce/__main__.py), the
+/// results sets' included. tests/python/test_reproduce.py checks that every option the
+/// Python parser defines is named here.
+pub const HELP: &str = "\
+Run a paper's experiment set and write runs.csv, the JSON summaries, one PNG+SVG per paper
+figure and report.html; with --results, the set behind docs/results/PAPER.md and its
+Markdown tables (OUT/PAPER.md).
+
+Usage: flashlane reproduce PAPER [--quick] [--out DIR] [--jobs N] [--traces DIR]
+                           [--reuse | --render-only]
+       flashlane reproduce PAPER --results [--quick] [PAPER's options] [--out DIR] ...
+
+PAPER: piq, pass, vios, sos, venice or all
+
+Options:
+  --quick          the reduced set the tests run
+  --results        the results set: every platform, variant and sweep behind
+                   docs/results/PAPER.md; writes its Markdown tables (OUT/PAPER.md) instead
+                   of the figures and report
+  --out DIR        output folder (default out/reproduce-PAPER[-results][-quick])
+  --jobs N         runs at once (default 2)
+  --traces DIR     the repository's traces/ folder (default: $FLASHLANE_TRACES, else traces/
+                   in the current directory or one of its parents)
+  --reuse          do not rerun a point whose summary (same command) an earlier run left in
+                   --out
+  --render-only    run nothing: rewrite the tables (or figures) from the summaries in --out
+  -h, --help       this help; with the Python package installed, Python's, and
+                   `flashlane reproduce PAPER --help` adds PAPER's results-set options
+
+Options of the results sets (with --results; one PAPER, not all):
+  piq     --platforms LIST     comma-separated platforms (default: all)
+  vios    --platforms LIST     comma-separated platforms
+          --stages LIST        initial wear stages (P/E cycles), e.g. 6000,12000
+          --no-stand-ins       the shipped traces only (no vios_* stand-ins)
+          --max-requests N     requests per run
+  venice  --requests N         requests per workload
+  pass, sos: none
+
+The runs need the flashlane Python package with its reproduce extra (matplotlib, tqdm):
+from the repository, `pip install \".[reproduce]\"` (or `pip install \"flashlane[reproduce]\"`).
+This command forwards to `python3 -m flashlane.reproduce`; FLASHLANE_PYTHON names another
+interpreter. docs/reproducing.md describes the outputs.
+";
+
+/// True when the arguments ask for help: `--help` or `-h`, alone or after PAPER (or anywhere,
+/// as Python's argparse reads them).
+fn wants_help(args: &[OsString]) -> bool {
+    args.iter().any(|a| a == "--help" || a == "-h")
+}
+
+/// [`HELP`], and why it is ours rather than Python's.
+fn print_help(why: &str) {
+    print!("{HELP}");
+    println!("\n(This is flashlane's own help: {why}.)");
 }
 
 /// The Python interpreter: $FLASHLANE_PYTHON, else `python3` on PATH.
@@ -26,15 +88,30 @@ pub fn run(args: ReproduceArgs) -> Result<u8, Error> {
     let shown = python.to_string_lossy().into_owned();
     // Ask first whether the package is importable, so that a missing package gets a clear
     // message rather than Python's traceback.
-    let probe = Command::new(&python)
+    let help = wants_help(&args.args);
+    let probe = match Command::new(&python)
         .args(["-c", "import flashlane.reproduce"])
         .output()
-        .map_err(|e| {
-            Error::Config(format!(
+    {
+        Ok(probe) => probe,
+        Err(e) if help => {
+            print_help(&format!("{shown} cannot be started: {e}"));
+            return Ok(0);
+        }
+        Err(e) => {
+            return Err(Error::Config(format!(
                 "flashlane reproduce needs Python 3 ({shown}: {e}); set FLASHLANE_PYTHON to \
                  the interpreter that has the flashlane package"
-            ))
-        })?;
+            )))
+        }
+    };
+    if !probe.status.success() && help {
+        print_help(&format!(
+            "{shown} cannot import flashlane.reproduce; with the package installed, \
+             Python prints the exact options"
+        ));
+        return Ok(0);
+    }
     if !probe.status.success() {
         return Err(Error::Config(format!(
             "flashlane reproduce needs the flashlane Python package with its plotting extra in \
@@ -80,5 +157,25 @@ fn exit_code(status: std::process::ExitStatus, forwarded: Option<i32>) -> u8 {
         (Some(code), None) => code.clamp(0, 255) as u8,
         (_, Some(signal)) => (128 + signal).clamp(0, 255) as u8,
         (None, None) => 2,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(list: &[&str]) -> Vec<OsString> {
+        list.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn help_alone_or_after_paper() {
+        assert!(wants_help(&args(&["--help"])));
+        assert!(wants_help(&args(&["-h"])));
+        assert!(wants_help(&args(&["piq", "--help"])));
+        assert!(wants_help(&args(&["vios", "--results", "-h"])));
+        assert!(!wants_help(&args(&["piq", "--quick"])));
+        assert!(!wants_help(&args(&[])));
+        assert!(!wants_help(&args(&["piq", "--out", "help"])));
     }
 }

@@ -725,3 +725,40 @@ fn trace_stats_measures_the_conditions_under_a_preset() {
         "{array} vs {expected}"
     );
 }
+
+/// `reproduce --help` (alone or after PAPER) works without the Python package: the help is
+/// printed from Rust when the interpreter cannot be started or cannot import the package.
+#[test]
+fn reproduce_help_works_without_python() {
+    for args in [
+        &["reproduce", "--help"][..],
+        &["reproduce", "piq", "-h"][..],
+    ] {
+        let out = flashlane()
+            .args(args)
+            .env("FLASHLANE_PYTHON", temp("no-such-python"))
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        for needle in [
+            "PAPER: piq, pass, vios, sos, venice or all",
+            "--render-only",
+            "pip install \".[reproduce]\"",
+            "cannot be started",
+        ] {
+            assert!(text.contains(needle), "{args:?} lacks {needle:?}:\n{text}");
+        }
+    }
+    // Without --help the missing interpreter is still an error.
+    let out = flashlane()
+        .args(["reproduce", "piq", "--quick"])
+        .env("FLASHLANE_PYTHON", temp("no-such-python"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}

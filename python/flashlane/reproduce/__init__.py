@@ -36,6 +36,7 @@ from flashlane.reproduce._core import (
     Point,
     ReproduceError,
     Run,
+    distinct_runs,
     find_traces,
     plain_progress,
     run_points,
@@ -103,8 +104,11 @@ def reproduce(
     render_only: bool = False,
 ) -> dict[str, Any]:
     """Run one paper's experiment set (or ``"all"``) and write its CSV, summaries, figures and
-    report into `out`. Returns ``{"runs": n, "figures": [...], "verdicts": {...}, "points":
-    {...}, "tables": [...]}``.
+    report into `out`. Returns ``{"runs": n, "ran": n, "reused": n, "rows": n, "figures":
+    [...], "verdicts": {...}, "points": {...}, "tables": [...]}``: ``runs`` simulations in all
+    (points with the same arguments share one), ``ran`` of them in this call (the count the
+    progress goes to), ``reused`` taken from `out` (`reuse`, `render_only`); ``rows`` points,
+    one row each in runs.csv.
 
     `results`: run the results set instead (every platform, variant and sweep behind
     docs/results/PAPER.md) and write that page's Markdown tables into ``out/PAPER.md`` (listed
@@ -255,7 +259,16 @@ def _reproduce(
             f"--render-only: {len(missing)} of {len(points)} runs have no summary in {out} "
             f"(first: {missing[0].command()})"
         )
-    update, close = _progress(len(missing))
+    # Progress and the counts returned count simulations: points with the same arguments
+    # share one (distinct_runs), so runs.csv may have more rows than there were runs.
+    ran = len(distinct_runs(missing))
+    counts = {
+        "runs": len(distinct_runs(points)),
+        "ran": ran,
+        "reused": len(distinct_runs(points)) - ran,
+        "rows": len(points),
+    }
+    update, close = _progress(ran)
     try:
         ran = run_points(missing, traces=traces, jobs=jobs, client=client, progress=update)
     finally:
@@ -284,7 +297,7 @@ def _reproduce(
             path = out / f"{name}.md"
             path.write_text(module.results_markdown(paper_runs, quick, options, command))
             tables.append(str(path))
-        return {"runs": len(runs), "figures": [], "verdicts": {}, "points": {}, "tables": tables}
+        return {**counts, "figures": [], "verdicts": {}, "points": {}, "tables": tables}
 
     from flashlane.reproduce._report import draw, render_html, write_figure_files
 
@@ -298,10 +311,12 @@ def _reproduce(
         pngs[f"{figure.paper}-{figure.id}"] = png
     titles = [(name, module.TITLE) for name, module in zip(names, modules, strict=True)]
     title = "flashlane: the papers reproduced" + (" (quick set)" if quick else "")
-    (out / "report.html").write_text(render_html(title, titles, figures, pngs, command))
+    # The repository whose traces/ this is holds docs/results/, which the report links to.
+    page = render_html(title, titles, figures, pngs, command, repo=traces.parent, out=out.resolve())
+    (out / "report.html").write_text(page)
     verdicts = {f"{f.paper}-{f.id}": [(c.text, c.verdict()) for c in f.claims] for f in figures}
     return {
-        "runs": len(runs),
+        **counts,
         "figures": [f"{f.paper}-{f.id}" for f in figures],
         "verdicts": verdicts,
         "points": {f"{f.paper}-{f.id}": len(f.points) for f in figures},

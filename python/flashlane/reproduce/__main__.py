@@ -10,6 +10,7 @@ import sys
 from types import FrameType
 
 from flashlane.reproduce import PAPERS, ReproduceError, paper_module, reproduce
+from flashlane.reproduce._core import Option
 
 
 def _stop(signum: int, _frame: FrameType | None) -> None:
@@ -38,7 +39,11 @@ def _paper_of(argv: list[str] | None) -> str | None:
     return next((a for a in rest if a in PAPERS or a == "all"), None)
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser(paper: str | None) -> tuple[argparse.ArgumentParser, list[Option]]:
+    """The parser of `flashlane reproduce`, with the results-set options of `paper` (one of
+    PAPERS; else none), and those options. crates/flashlane-cli/src/reproduce.rs prints the
+    same options as its own help when this package is missing (tests/python/test_reproduce.py
+    checks that it names every one of them)."""
     parser = argparse.ArgumentParser(
         prog="flashlane reproduce",
         description="Run a paper's experiment set and write runs.csv, the JSON summaries, "
@@ -74,8 +79,7 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="run nothing: rewrite the tables (or figures) from the summaries in --out",
     )
-    paper = _paper_of(argv)
-    options = []
+    options: list[Option] = []
     if paper in PAPERS:
         options = list(getattr(paper_module(paper), "RESULTS_OPTIONS", ()))
     if options:
@@ -98,6 +102,23 @@ def main(argv: list[str] | None = None) -> int:
                     help=option.help,
                     metavar="VALUE",
                 )
+    return parser, options
+
+
+def run_count(result: dict, out: str) -> str:
+    """The runs of a :func:`reproduce` result as the last line gives them: the simulations of
+    this call first (the count the progress went to), then those reused from `out`, and the
+    points where more of them shared a run (one row each in runs.csv)."""
+    text = f"{result['ran']} runs"
+    if result["reused"]:
+        text += f", {result['reused']} reused from {out}"
+    if result["rows"] != result["runs"]:
+        text += f" ({result['rows']} points: points with the same arguments share a run)"
+    return text
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser, options = build_parser(_paper_of(argv))
     args = parser.parse_args(argv)
     if args.jobs is not None and args.jobs < 1:
         parser.error("--jobs must be at least 1")
@@ -137,10 +158,12 @@ def main(argv: list[str] | None = None) -> int:
     for figure, verdicts in result["verdicts"].items():
         for text, verdict in verdicts:
             print(f"{figure}: {verdict:9} {text}")
-    if result["tables"]:
-        print(f"{result['runs']} runs; tables: {', '.join(result['tables'])}")
-    else:
-        print(f"{result['runs']} runs; report: {out}/report.html")
+    where = (
+        f"tables: {', '.join(result['tables'])}"
+        if result["tables"]
+        else f"report: {out}/report.html"
+    )
+    print(f"{run_count(result, out)}; {where}")
     return 0
 
 

@@ -174,7 +174,21 @@ class Figure:
     """One paper figure redrawn: our series (and the paper's, where it gives numbers).
 
     kind "bars": ``categories`` on x, one bar per series and category; kind "lines": numeric
-    ``x``, one line per series. A value None is a missing point (drawn as a gap)."""
+    ``x``, one line per series. A value None is a missing point (drawn as a gap).
+
+    ``paper_series``: the paper's values, drawn as black diamonds; in a bar figure a paper
+    series named as one of ours sits on that series' bars (so does any paper series when we
+    have a single series), any other spans its category's group of bars. ``paper_levels``: the
+    paper's bounds or levels, name -> value, drawn as dotted horizontal lines.
+    ``paper_note``: which of the paper's numbers are not drawn, and why (the caption says
+    so; a figure with nothing of the paper's drawn says so even without a note).
+
+    ``baseline``: the series are ratios to this (e.g. ``"NOOP"``): bars start at 1.0, the
+    axis spans the values and 1.0 with room either side, a second axis gives the change in
+    percent, and ``ylabel`` names it (``"... (1 = NOOP)"``).
+
+    ``gaps``: the heading of the section of docs/results/PAPER.md that gives the reasons for
+    this figure's gaps (None: the page as a whole); report.html links to it."""
 
     paper: str
     id: str
@@ -189,6 +203,45 @@ class Figure:
     claims: list[Claim] = field(default_factory=list)
     points: list[Point] = field(default_factory=list)
     log_x: bool = False
+    baseline: str | None = None
+    paper_levels: dict[str, float] = field(default_factory=dict)
+    paper_note: str = ""
+    gaps: str | None = None
+
+    def draws_paper(self) -> bool:
+        """True when the figure draws at least one of the paper's numbers."""
+        return bool(self.paper_levels) or any(
+            v is not None for values in self.paper_series.values() for v in values
+        )
+
+    def full_caption(self) -> str:
+        """The caption with what the figure shows of the paper's numbers."""
+        if not self.draws_paper():
+            why = self.paper_note or "the paper prints no numbers for this figure."
+            return f"{self.caption} No paper values drawn: {why}"
+        marks = any(v is not None for values in self.paper_series.values() for v in values)
+        drawn = {
+            (True, False): "Black diamonds",
+            (False, True): "Dotted lines",
+            (True, True): "Black diamonds and dotted lines",
+        }[(marks, bool(self.paper_levels))]
+        return " ".join(p for p in (self.caption, f"{drawn}: the paper's.", self.paper_note) if p)
+
+
+MEAN_LABEL = "mean over workloads"
+
+
+def with_mean(
+    categories: list[str], series: dict[str, list[float | None]], label: str = MEAN_LABEL
+) -> tuple[list[str], dict[str, list[float | None]]]:
+    """`categories` and `series` with one more category, `label`: each series' mean over the
+    others (the paper's "on average" over workloads, beside which its numbers are drawn)."""
+    return [*categories, label], {name: [*v, mean(v)] for name, v in series.items()}
+
+
+def at_last(count: int, values: dict[str, float]) -> dict[str, list[float | None]]:
+    """Paper series with a value only in the last of `count` categories (the mean's)."""
+    return {name: [None] * (count - 1) + [value] for name, value in values.items()}
 
 
 def percent_change(ours: float | None, base: float | None) -> float | None:
@@ -365,6 +418,22 @@ def engine_point(point: Point, traces: Path) -> dict[str, Any]:
 Progress = Callable[[int, int, Point], None]
 
 
+def run_key(point: Point) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """What makes a point's simulation: its arguments and the files they read. Points with the
+    same key (e.g. a sweep's default value, also a bar of another figure) share one run: the
+    simulator is deterministic."""
+    return (point.args, point.files)
+
+
+def distinct_runs(points: Sequence[Point]) -> list[int]:
+    """The index of the first point of each distinct run (:func:`run_key`), in order: the
+    simulations :func:`run_points` makes for `points`, and the count its progress goes to."""
+    first: dict[tuple, int] = {}
+    for index, point in enumerate(points):
+        first.setdefault(run_key(point), index)
+    return sorted(first.values())
+
+
 def run_points(
     points: Sequence[Point],
     *,
@@ -379,12 +448,9 @@ def run_points(
     Every point is translated (:func:`engine_point`) and checked before the first run."""
     from flashlane.sweep import run_points as run_engine_points
 
-    # Points with the same arguments (e.g. a sweep's default value, also a bar of another
-    # figure) are simulated once: the simulator is deterministic.
-    first: dict[tuple[tuple[str, ...], tuple[tuple[str, str], ...]], int] = {}
-    for index, point in enumerate(points):
-        first.setdefault((point.args, point.files), index)
-    unique = sorted(first.values())
+    # Points with the same arguments are simulated once (distinct_runs); progress counts
+    # those simulations, as reproduce() does.
+    unique = distinct_runs(points)
     engine = []
     for index in unique:
         described = engine_point(points[index], traces)
@@ -407,7 +473,8 @@ def run_points(
     for index, summary in zip(unique, results, strict=True):
         summary.pop("tags", None)
         by_index[index] = summary
-    return [by_index[first[(p.args, p.files)]] for p in points]
+    first = {run_key(points[index]): index for index in unique}
+    return [by_index[first[run_key(p)]] for p in points]
 
 
 # --- runs.csv ---------------------------------------------------------------------------------

@@ -5,6 +5,8 @@ from __future__ import annotations
 import base64
 import html
 import io
+import os
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -25,22 +27,21 @@ def _pyplot():
     return plt
 
 
+#: Inches of figure: width, and height without the caption (which adds its own lines).
+_SIZE = (8.0, 4.4)
+_CAPTION_WIDTH = 150
+#: The smallest change (as a ratio) a figure of ratios to a baseline shows either side of it.
+_MIN_CHANGE = 0.02
+#: The paper's values: black diamonds, white-edged so they show on a bar of any colour.
+_PAPER_MARK = {"marker": "D", "color": "black", "markeredgecolor": "white", "markersize": 7}
+
+
 def draw(figure: Figure) -> tuple[bytes, bytes]:
-    """The figure as (PNG bytes, SVG bytes): our series solid, the paper's hatched/dashed."""
+    """The figure as (PNG bytes, SVG bytes): our series in colour, the paper's values as black
+    diamonds (its bounds as dotted lines), the legend beside the axes."""
     plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(8.0, 4.2), dpi=100)
+    fig = render(figure)
     try:
-        if figure.kind == "bars":
-            _bars(ax, figure)
-        else:
-            _lines(ax, figure)
-        ax.set_title(figure.title, fontsize=11)
-        ax.set_xlabel(figure.xlabel)
-        ax.set_ylabel(figure.ylabel)
-        ax.grid(True, axis="y", alpha=0.3)
-        ax.legend(fontsize=7, ncols=2, loc="best")
-        fig.text(0.01, 0.01, _wrap(figure.caption, 150), fontsize=6, va="bottom")
-        fig.tight_layout(rect=(0, 0.06, 1, 1))
         png, svg = io.BytesIO(), io.BytesIO()
         fig.savefig(png, format="png", metadata=_PNG_META)
         fig.savefig(svg, format="svg", metadata=_SVG_META)
@@ -49,45 +50,135 @@ def draw(figure: Figure) -> tuple[bytes, bytes]:
         plt.close(fig)
 
 
+def render(figure: Figure):
+    """The matplotlib figure of `figure` (the caller closes it): the title, the axes, the
+    legend outside them on the right (it covers no bar or line), the caption at the foot."""
+    plt = _pyplot()
+    caption = _wrap(figure.full_caption(), _CAPTION_WIDTH)
+    lines = caption.count("\n") + 1
+    # The caption's lines (6 pt type) below the layout's box.
+    foot = (lines * 8.0 + 8.0) / 72.0
+    height = _SIZE[1] + foot
+    fig = plt.figure(figsize=(_SIZE[0], height), dpi=100, layout="constrained")
+    fig.get_layout_engine().set(rect=(0.0, foot / height, 1.0, 1.0 - foot / height))
+    ax = fig.add_subplot()
+    if figure.kind == "bars":
+        _bars(ax, figure)
+    else:
+        _lines(ax, figure)
+    for name, level in figure.paper_levels.items():
+        ax.axhline(level, color="black", linestyle=":", linewidth=1.2, label=f"paper: {name}")
+    if figure.baseline:
+        _centre_on_baseline(ax, figure)
+    ax.set_title(figure.title, fontsize=11)
+    ax.set_xlabel(figure.xlabel)
+    ax.set_ylabel(figure.ylabel)
+    ax.grid(True, axis="y", alpha=0.3)
+    handles, labels = _unique_legend(ax)
+    if handles:
+        # Right of the axes (and of the percent axis): it covers no bar, line or title.
+        fig.legend(handles, labels, loc="outside right upper", fontsize=7, frameon=False)
+    fig.text(0.01, 0.01, caption, fontsize=6, va="bottom")
+    return fig
+
+
+def _unique_legend(ax) -> tuple[list, list[str]]:
+    """The axes' legend entries, each label once (every paper diamond is "paper")."""
+    seen: dict[str, object] = {}
+    for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+        seen.setdefault(label, handle)
+    return list(seen.values()), list(seen)
+
+
 def _wrap(text: str, width: int) -> str:
     import textwrap
 
     return "\n".join(textwrap.wrap(text, width))
 
 
+def _values(figure: Figure) -> list[float]:
+    """Every number the axes show: ours, the paper's values and levels."""
+    found = [
+        v
+        for series in (figure.series, figure.paper_series)
+        for values in series.values()
+        for v in values
+        if v is not None and v == v
+    ]
+    return found + list(figure.paper_levels.values())
+
+
+def _centre_on_baseline(ax, figure: Figure) -> None:
+    """A figure of ratios to a baseline: the axis spans the values (ours and the paper's) and
+    the baseline 1.0 with room on both sides (at least +-2 %, never below 0), so that a change
+    of a few tenths of a percent is a visible bar; a line at 1.0 and the change in percent on
+    a second axis."""
+    values = [*_values(figure), 1.0 - _MIN_CHANGE, 1.0 + _MIN_CHANGE]
+    low, high = min(values), max(values)
+    pad = 0.08 * (high - low)
+    ax.set_ylim(max(low - pad, 0.0), high + pad)
+    ax.axhline(1.0, color="black", linewidth=0.8, zorder=0.5)
+    percent = ax.secondary_yaxis(
+        "right", functions=(lambda r: 100.0 * (r - 1.0), lambda c: 1.0 + c / 100.0)
+    )
+    percent.set_ylabel(f"change vs {figure.baseline} (%)")
+
+
+def _drawn_series(figure: Figure) -> dict[str, list[float | None]]:
+    """Our series as drawn: a ratio figure leaves out the baseline's own series (1.0
+    throughout: the line at 1.0 is it)."""
+    return {
+        name: values
+        for name, values in figure.series.items()
+        if not (
+            name.lower() == (figure.baseline or "").lower()
+            and all(v in (None, 1.0) for v in values)
+        )
+    }
+
+
 def _bars(ax, figure: Figure) -> None:
-    names = [*figure.series, *figure.paper_series]
+    series = _drawn_series(figure)
+    names = list(series)
     count = max(1, len(names))
     width = 0.8 / count
+    # Bars of a ratio start at the baseline (1.0): a change of a few percent is a visible bar.
+    base = 1.0 if figure.baseline else 0.0
     x = range(len(figure.categories))
     for i, name in enumerate(names):
-        paper = name in figure.paper_series
-        values = (figure.paper_series if paper else figure.series)[name]
-        heights = [float("nan") if v is None else v for v in values]
+        heights = [float("nan") if v is None else v - base for v in series[name]]
         offsets = [xi - 0.4 + width * (i + 0.5) for xi in x]
-        ax.bar(
-            offsets,
-            heights,
-            width,
-            label=f"paper: {name}" if paper else f"ours: {name}",
-            hatch="//" if paper else None,
-            fill=not paper,
-            edgecolor="black" if paper else None,
-        )
+        drawn = ax.bar(offsets, heights, width, bottom=base, label=f"ours: {name}")
+        if figure.baseline:
+            # Edged in their own colour: a bar of no change is a coloured dash on the baseline.
+            for bar in drawn:
+                bar.set_edgecolor(bar.get_facecolor())
+                bar.set_linewidth(1.5)
+    for name, values in figure.paper_series.items():
+        # On the bars of the series it compares with, else across the category's group.
+        target = name if name in series else (names[0] if len(names) == 1 else None)
+        label = "paper" if name in series else f"paper: {name}"
+        for xi, value in zip(x, values, strict=True):
+            if value is None:
+                continue
+            if target is None:
+                ax.hlines(value, xi - 0.4, xi + 0.4, color="black", linewidth=1.5, zorder=4)
+                centre = xi
+            else:
+                centre = xi - 0.4 + width * (names.index(target) + 0.5)
+            ax.plot([centre], [value], linestyle="none", zorder=5, label=label, **_PAPER_MARK)
     ax.set_xticks(list(x))
     ax.set_xticklabels(figure.categories, rotation=20, ha="right", fontsize=7)
-    if figure.ylabel.endswith("(ratio)"):
-        ax.axhline(1.0, color="black", linewidth=0.8)
 
 
 def _lines(ax, figure: Figure) -> None:
     x = [float(c) for c in figure.categories]
-    for name, values in figure.series.items():
+    for name, values in _drawn_series(figure).items():
         ys = [float("nan") if v is None else v for v in values]
         ax.plot(x, ys, marker="o", label=f"ours: {name}")
     for name, values in figure.paper_series.items():
         ys = [float("nan") if v is None else v for v in values]
-        ax.plot(x, ys, linestyle="--", marker="x", color="black", label=f"paper: {name}")
+        ax.plot(x, ys, linestyle="--", label=f"paper: {name}", zorder=5, **_PAPER_MARK)
     if figure.log_x:
         ax.set_xscale("log", base=2)
     ax.set_xticks(x)
@@ -109,7 +200,33 @@ code { font-size: 0.9em; }
 .disagree { background: #f7d4d4; } .nodata { background: #eee; }
 img { max-width: 100%; border: 1px solid #ddd; }
 details { margin-bottom: 2em; }
+p.gaps { margin-top: 0.2em; font-size: 0.9em; }
 """
+
+
+def anchor(heading: str) -> str:
+    """The anchor a Markdown heading gets on GitHub (and most renderers): lower case, the
+    punctuation dropped, spaces as hyphens (`Why, on this platform` -> `why-on-this-platform`)."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def results_page(paper: str) -> str:
+    """The page with the reasons for a paper's gaps, from the repository's root."""
+    return f"docs/results/{paper}.md"
+
+
+def gaps_link(figure: Figure, repo: Path | None, out: Path) -> str:
+    """The line under a figure that names (and links, when the repository's page is there)
+    the section of docs/results/PAPER.md with the reasons for its gaps."""
+    page = results_page(figure.paper)
+    where = page + (f", section \u201c{figure.gaps}\u201d" if figure.gaps else "")
+    text = html.escape(where)
+    if repo is not None and (repo / page).is_file():
+        href = Path(os.path.relpath(repo / page, out)).as_posix()
+        if figure.gaps:
+            href += "#" + anchor(figure.gaps)
+        text = f'<a href="{html.escape(href)}">{text}</a>'
+    return f'<p class="gaps">Why ours differs from the paper: {text}.</p>'
 
 
 def render_html(
@@ -118,9 +235,14 @@ def render_html(
     figures: Sequence[Figure],
     pngs: dict[str, bytes],
     command: str,
+    *,
+    repo: Path | None = None,
+    out: Path = Path("."),
 ) -> str:
-    """report.html: per figure our plot (a data URI: no file or network fetch needed), the
-    paper's claims beside ours with the computed verdict, and the command of every point."""
+    """report.html: per figure our plot (a data URI: no file or network fetch needed), a link
+    to the reasons for its gaps (docs/results/PAPER.md in `repo`, relative to `out`, where
+    report.html is written), the paper's claims beside ours with the computed verdict, and
+    the command of every point."""
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
@@ -139,9 +261,10 @@ def render_html(
             parts.append(
                 f'<figure><img alt="{html.escape(figure.title)}" '
                 f'src="data:image/png;base64,{data}"><figcaption>'
-                f"{html.escape(figure.caption)} Files: <code>{key}.png</code>, "
+                f"{html.escape(figure.full_caption())} Files: <code>{key}.png</code>, "
                 f"<code>{key}.svg</code>.</figcaption></figure>"
             )
+            parts.append(gaps_link(figure, repo, out))
             rows = []
             for claim in figure.claims:
                 verdict = claim.verdict()
