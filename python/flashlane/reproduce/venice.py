@@ -19,6 +19,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from flashlane.reproduce import venice_map
 from flashlane.reproduce._core import Claim, Figure, Option, Point, Run, get, percent_change
 
 PAPER = "venice"
@@ -157,29 +158,33 @@ def run_args(
 def points(quick: bool) -> list[Point]:
     workloads = QUICK_PROFILES if quick else [*PROFILES, *REAL_TRACES]
     requests = QUICK_REQUESTS if quick else FULL_REQUESTS
-    return [
-        Point(
-            PAPER,
-            f"fig9-{preset}",
-            workload,
-            design,
-            tuple(run_args(preset, design, workload, requests)),
-        )
-        for preset in PRESETS
-        for workload in workloads
-        for design in DESIGNS
-    ] + [
-        # Fig. 12: the two mixes on venice-perf (the quick set keeps mix1).
-        Point(
-            PAPER,
-            "fig12",
-            mix,
-            design,
-            tuple(run_args("venice-perf", design, mix, requests)),
-        )
-        for mix in (list(MIXES)[:1] if quick else MIXES)
-        for design in DESIGNS
-    ]
+    return (
+        [
+            Point(
+                PAPER,
+                f"fig9-{preset}",
+                workload,
+                design,
+                tuple(run_args(preset, design, workload, requests)),
+            )
+            for preset in PRESETS
+            for workload in workloads
+            for design in DESIGNS
+        ]
+        + [
+            # Fig. 12: the two mixes on venice-perf (the quick set keeps mix1).
+            Point(
+                PAPER,
+                "fig12",
+                mix,
+                design,
+                tuple(run_args("venice-perf", design, mix, requests)),
+            )
+            for mix in (list(MIXES)[:1] if quick else MIXES)
+            for design in DESIGNS
+        ]
+        + venice_map.points(quick)
+    )
 
 
 #: docs/results/venice.md's section with the reasons for the gaps.
@@ -283,6 +288,8 @@ def figures(runs: list[Run], quick: bool) -> list[Figure]:
     )
     figs.append(_fig12(runs, requests))
     figs.append(_fig14(runs, requests))
+    # Where the Fig. 9 headline appears: hot channels x offered load (venice_map.py).
+    figs += venice_map.figures(runs, quick)
     return figs
 
 
