@@ -72,40 +72,6 @@ struct StatsOutput<'a> {
     conditions: Option<&'a WorkloadConditions>,
 }
 
-/// A reader that shows every record to the conditions meter on its way.
-struct Metered<'a> {
-    inner: &'a mut dyn TraceReader,
-    meter: &'a mut ConditionsMeter,
-}
-
-impl TraceReader for Metered<'_> {
-    fn next_record(&mut self) -> Result<Option<TraceRecord>, TraceError> {
-        let record = self.inner.next_record()?;
-        if let Some(r) = &record {
-            self.meter.observe(r);
-        }
-        Ok(record)
-    }
-    fn format(&self) -> TraceFormat {
-        self.inner.format()
-    }
-    fn path(&self) -> &Path {
-        self.inner.path()
-    }
-    fn bad_lines(&self) -> u64 {
-        self.inner.bad_lines()
-    }
-    fn skipped_events(&self) -> u64 {
-        self.inner.skipped_events()
-    }
-    fn clamped_backsteps(&self) -> u64 {
-        self.inner.clamped_backsteps()
-    }
-    fn notes(&self) -> flashlane_core::trace::ReaderNotes {
-        self.inner.notes()
-    }
-}
-
 #[derive(Args)]
 struct ConvertArgs {
     #[command(flatten)]
@@ -140,18 +106,24 @@ fn format_names(formats: &[TraceFormat]) -> String {
         .join(", ")
 }
 
-/// A reader that passes on only the records of one device (`--device`).
-struct DeviceFilter {
+/// The opened trace as the commands read it: only the records of `--device`, each shown to
+/// the conditions meter on its way when `trace stats --preset` asked for one.
+struct Passing<'a> {
     inner: Box<dyn TraceReader>,
-    device: u32,
+    device: Option<u32>,
+    meter: Option<&'a mut ConditionsMeter>,
 }
 
-impl TraceReader for DeviceFilter {
+impl TraceReader for Passing<'_> {
     fn next_record(&mut self) -> Result<Option<TraceRecord>, TraceError> {
         while let Some(record) = self.inner.next_record()? {
-            if record.device == self.device {
-                return Ok(Some(record));
+            if self.device.is_some_and(|d| d != record.device) {
+                continue;
             }
+            if let Some(meter) = &mut self.meter {
+                meter.observe(&record);
+            }
+            return Ok(Some(record));
         }
         Ok(None)
     }
@@ -175,7 +147,10 @@ impl TraceReader for DeviceFilter {
     }
 }
 
-fn open_input(input: &InputArgs) -> Result<Box<dyn TraceReader>, Error> {
+fn open_input<'a>(
+    input: &InputArgs,
+    meter: Option<&'a mut ConditionsMeter>,
+) -> Result<Passing<'a>, Error> {
     let format = match input.reading.formats()?.as_slice() {
         [] => None,
         [one] => Some(*one),
@@ -188,13 +163,10 @@ fn open_input(input: &InputArgs) -> Result<Box<dyn TraceReader>, Error> {
     };
     let options = input.reading.reader_options()?;
     // One open, detecting on the bytes the reader then reads: a pipe or `-` loses nothing.
-    let reader = trace::open_detected(&input.file, format, &options)?;
-    Ok(match input.reading.device {
-        Some(device) => Box::new(DeviceFilter {
-            inner: reader,
-            device,
-        }),
-        None => reader,
+    Ok(Passing {
+        inner: trace::open_detected(&input.file, format, &options)?,
+        device: input.reading.device,
+        meter,
     })
 }
 
@@ -204,14 +176,7 @@ fn stats(args: StatsArgs) -> Result<(), Error> {
         Some(name) => Some(conditions_meter(name, &args)?),
         None => None,
     };
-    let mut reader = open_input(&args.input)?;
-    let stats = match &mut meter {
-        Some(meter) => TraceStats::from_reader(&mut Metered {
-            inner: &mut *reader,
-            meter,
-        })?,
-        None => TraceStats::from_reader(&mut *reader)?,
-    };
+    let stats = TraceStats::from_reader(&mut open_input(&args.input, meter.as_mut())?)?;
     let conditions = meter.map(ConditionsMeter::finish);
     let mut text = render_stats(&stats);
     if let Some(c) = &conditions {
@@ -250,7 +215,7 @@ fn conditions_meter(name: &str, args: &StatsArgs) -> Result<ConditionsMeter, Err
                 args.input.file.display()
             )));
         }
-        let mut reader = open_input(&args.input)?;
+        let mut reader = open_input(&args.input, None)?;
         let mut pages = Vec::new();
         while let Some(r) = reader.next_record()? {
             pages.extend(r.offset_bytes / page..=(r.offset_bytes + r.size_bytes - 1) / page);
@@ -333,14 +298,14 @@ fn convert_cmd(args: ConvertArgs) -> Result<(), Error> {
             ))
         })?;
     output::check_writable(&args.out)?;
-    let mut reader = open_input(&args.input)?;
+    let mut reader = open_input(&args.input, None)?;
     let options = ConvertOptions {
         allow_lossy: args.allow_lossy,
         rebase_time: args.rebase_time,
     };
     let mut report = None;
     output::write_atomically(&args.out, |out| {
-        report = Some(convert_into(&mut *reader, to, out, &args.out, &options)?);
+        report = Some(convert_into(&mut reader, to, out, &args.out, &options)?);
         Ok(())
     })?;
     let report = report.ok_or_else(|| Error::Workload("conversion did not run".into()))?;
