@@ -481,10 +481,6 @@ def _record(run: Run) -> dict:
     }
 
 
-def _ratio(a: float, b: float) -> float | None:
-    return a / b if b > 0 else None
-
-
 def _fmt(x: float | None) -> str:
     return "-" if x is None else f"{x:.3f}"
 
@@ -534,13 +530,13 @@ def _figure8_table(emit, index: dict, platform: str, workloads: list[str]) -> No
             r = index[(platform, w, scheme, 64)]
             emit(
                 f"| {w} | {scheme} "
-                f"| {_fmt(_ratio(r['read_latency_us'], noop['read_latency_us']))} "
-                f"| {_fmt(_ratio(r['write_latency_us'], noop['write_latency_us']))} "
-                f"| {_fmt(_ratio(r['read_chip_wait_us'], noop['read_chip_wait_us']))} "
-                f"| {_fmt(_ratio(r['write_chip_wait_us'], noop['write_chip_wait_us']))} "
+                f"| {_fmt(ratio(r['read_latency_us'], noop['read_latency_us']))} "
+                f"| {_fmt(ratio(r['write_latency_us'], noop['write_latency_us']))} "
+                f"| {_fmt(ratio(r['read_chip_wait_us'], noop['read_chip_wait_us']))} "
+                f"| {_fmt(ratio(r['write_chip_wait_us'], noop['write_chip_wait_us']))} "
                 f"| {r['host_queue_wait_us']:.1f} "
-                f"| {_fmt(_ratio(r['chip_utilization'], noop['chip_utilization']))} "
-                f"| {_fmt(_ratio(r['iops'], noop['iops']))} "
+                f"| {_fmt(ratio(r['chip_utilization'], noop['chip_utilization']))} "
+                f"| {_fmt(ratio(r['iops'], noop['iops']))} "
                 f"| {r['read_conflicts']} | {r['write_conflicts']} "
                 f"| {100 * r['reads_prioritized_share']:.1f} "
                 f"| {r['read_latency_us']:.1f} | {r['write_latency_us']:.1f} |"
@@ -558,7 +554,7 @@ def _averages_table(emit, index: dict, platform: str, workloads: list[str], grou
 
     def avg(scheme: str, field: str, ref: str) -> float | None:
         values = [
-            _ratio(index[(platform, w, scheme, 64)][field], index[(platform, w, ref, 64)][field])
+            ratio(index[(platform, w, scheme, 64)][field], index[(platform, w, ref, 64)][field])
             for w in workloads
         ]
         values = [v for v in values if v is not None]

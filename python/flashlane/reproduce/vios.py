@@ -476,10 +476,6 @@ def _results_record(run: Run) -> dict:
     }
 
 
-def _ratio(a: float, b: float) -> float | None:
-    return a / b if b > 0 else None
-
-
 def _fmt(x: float | None) -> str:
     return "-" if x is None else f"{x:.3f}"
 
@@ -538,8 +534,8 @@ def _all_runs_table(
                 r = index[(platform, w, pe, config)]
                 emit(
                     f"| {w} | {pe // 1000}K | {config} "
-                    f"| {_fmt(_ratio(r['read_latency_us'], noop['read_latency_us']))} "
-                    f"| {_fmt(_ratio(r['write_latency_us'], noop['write_latency_us']))} "
+                    f"| {_fmt(ratio(r['read_latency_us'], noop['read_latency_us']))} "
+                    f"| {_fmt(ratio(r['write_latency_us'], noop['write_latency_us']))} "
                     f"| {r['read_latency_us']:.1f} | {r['write_latency_us']:.1f} "
                     f"| {r['conflict_share']:.3f} | {r['conflict_write_fraction']:.2f} "
                     f"| {r['write_fast_fraction']:.2f}/{r['write_medium_fraction']:.2f}/"
@@ -553,7 +549,7 @@ def _relative(
     """Mean over `workloads` of `config`'s `field` divided by `ref`'s (None where undefined)."""
     return _avg(
         [
-            _ratio(index[(platform, w, pe, config)][field], index[(platform, w, pe, ref)][field])
+            ratio(index[(platform, w, pe, config)][field], index[(platform, w, pe, ref)][field])
             for w in workloads
         ]
     )
@@ -605,7 +601,7 @@ def _table_1(emit, index: dict, platform: str, stand_ins: list[str], stages: lis
         emit(
             f"| {w} | {reads} / {writes} | {r['reads']} / {r['writes']} | {conflicts:.2f} "
             f"| {100 * r['conflict_share']:.2f} "
-            f"| {_pct(_ratio(vios['write_latency_us'], r['write_latency_us']))} "
-            f"| {_pct(_ratio(vios['write_latency_us'], piq_run['write_latency_us']))} "
-            f"| {_pct(_ratio(vios['read_latency_us'], r['read_latency_us']))} |"
+            f"| {_pct(ratio(vios['write_latency_us'], r['write_latency_us']))} "
+            f"| {_pct(ratio(vios['write_latency_us'], piq_run['write_latency_us']))} "
+            f"| {_pct(ratio(vios['read_latency_us'], r['read_latency_us']))} |"
         )
