@@ -268,13 +268,13 @@ fn render_conditions(c: &WorkloadConditions) -> String {
     for w in &c.windows {
         let _ = writeln!(
             out,
-            "  {:>6} ms windows: busiest channel {:.1} % (mean) / {:.1} % (max), busiest chip \
-             {:.1} % / {:.1} %, peak-to-mean arrivals {:.2}",
+            "  {:>6} ms windows: busiest channel {:.1} % (mean) / {} (max), busiest chip \
+             {:.1} % / {}, peak-to-mean arrivals {:.2}",
             w.window_ns as f64 / 1e6,
             w.hottest_channel_share_mean * 100.0,
-            w.hottest_channel_share_max * 100.0,
+            window_max(w.hottest_channel_share_max),
             w.hottest_chip_share_mean * 100.0,
-            w.hottest_chip_share_max * 100.0,
+            window_max(w.hottest_chip_share_max),
             w.peak_to_mean_arrivals
         );
     }
@@ -285,6 +285,14 @@ fn render_conditions(c: &WorkloadConditions) -> String {
         c.offered_load_channel_fraction, c.offered_load_array_fraction, c.mean_run_requests
     );
     out
+}
+
+/// A window figure's largest share, or why there is none (no window had 8 pages per unit).
+fn window_max(share: Option<f64>) -> String {
+    share.map_or_else(
+        || "n/a (no window with 8 pages per unit)".to_string(),
+        |s| format!("{:.1} %", s * 100.0),
+    )
 }
 
 fn convert_cmd(args: ConvertArgs) -> Result<(), Error> {

@@ -707,6 +707,8 @@ fn trace_stats_measures_the_conditions_under_a_preset() {
     assert!((peak - 64.0 * 11.0 / 114.0).abs() < 1e-9, "{peak}");
     // The read window: all 64 pages on channel 0 (a window of at least 8 pages per channel).
     assert_eq!(w1["hottest_channel_share_max"], 1.0);
+    // No window holds 8 pages per chip: no largest chip share, and null rather than 0.
+    assert!(w1["hottest_chip_share_max"].is_null(), "{w1}");
     // One run for each read, one for the 50 writes: 114 / 65.
     let runs = c["mean_run_requests"].as_f64().unwrap();
     assert!((runs - 114.0 / 65.0).abs() < 1e-9, "{runs}");

@@ -55,11 +55,12 @@ pub struct WindowConditions {
     /// windows weighted by their page accesses (1 / channels when every window is even).
     pub hottest_channel_share_mean: f64,
     /// The largest of those shares over windows with at least 8 page accesses per channel;
-    /// 0 when no window has that many.
-    pub hottest_channel_share_max: f64,
+    /// None (JSON null) when no window has that many: a share of a handful of pages says
+    /// nothing of skew, and 0 would read as "no busiest channel".
+    pub hottest_channel_share_max: Option<f64>,
     /// The same two figures per chip.
     pub hottest_chip_share_mean: f64,
-    pub hottest_chip_share_max: f64,
+    pub hottest_chip_share_max: Option<f64>,
     /// Most arrivals in one window over the mean arrivals per window (empty windows
     /// included): the peak-to-mean arrival rate.
     pub peak_to_mean_arrivals: f64,
@@ -77,8 +78,8 @@ struct WindowMeter {
     hottest_channel_sum: u64,
     hottest_chip_sum: u64,
     pages_sum: u64,
-    hottest_channel_max: f64,
-    hottest_chip_max: f64,
+    hottest_channel_max: Option<f64>,
+    hottest_chip_max: Option<f64>,
     peak_arrivals: u64,
 }
 
@@ -94,8 +95,8 @@ impl WindowMeter {
             hottest_channel_sum: 0,
             hottest_chip_sum: 0,
             pages_sum: 0,
-            hottest_channel_max: 0.0,
-            hottest_chip_max: 0.0,
+            hottest_channel_max: None,
+            hottest_chip_max: None,
             peak_arrivals: 0,
         }
     }
@@ -107,11 +108,12 @@ impl WindowMeter {
         self.hottest_chip_sum += chip;
         self.pages_sum += self.pages;
         let share = |hot: u64| hot as f64 / self.pages as f64;
+        let larger = |kept: Option<f64>, new: f64| Some(kept.map_or(new, |k| k.max(new)));
         if self.pages >= MIN_PAGES_PER_UNIT * self.channel_pages.len() as u64 {
-            self.hottest_channel_max = self.hottest_channel_max.max(share(channel));
+            self.hottest_channel_max = larger(self.hottest_channel_max, share(channel));
         }
         if self.pages >= MIN_PAGES_PER_UNIT * self.chip_pages.len() as u64 {
-            self.hottest_chip_max = self.hottest_chip_max.max(share(chip));
+            self.hottest_chip_max = larger(self.hottest_chip_max, share(chip));
         }
         self.peak_arrivals = self.peak_arrivals.max(self.arrivals);
         self.arrivals = 0;
