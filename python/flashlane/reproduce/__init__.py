@@ -36,6 +36,7 @@ from flashlane.reproduce._core import (
     Point,
     ReproduceError,
     Run,
+    annotate,
     distinct_runs,
     find_traces,
     plain_progress,
@@ -299,11 +300,16 @@ def _reproduce(
             tables.append(str(path))
         return {**counts, "figures": [], "verdicts": {}, "points": {}, "tables": tables}
 
-    from flashlane.reproduce._report import draw, render_html, write_figure_files
+    from flashlane.reproduce._report import (
+        claims_markdown,
+        draw,
+        render_html,
+        write_figure_files,
+    )
 
     figures = []
     for name, module in zip(names, modules, strict=True):
-        figures += module.figures([r for r in runs if r.point.paper == name], quick)
+        figures += annotate(module.figures([r for r in runs if r.point.paper == name], quick))
     pngs = {}
     for figure in figures:
         png, svg = draw(figure)
@@ -314,6 +320,7 @@ def _reproduce(
     # The repository whose traces/ this is holds docs/results/, which the report links to.
     page = render_html(title, titles, figures, pngs, command, repo=traces.parent, out=out.resolve())
     (out / "report.html").write_text(page)
+    (out / "claims.md").write_text(claims_markdown(figures, command))
     verdicts = {f"{f.paper}-{f.id}": [(c.text, c.verdict()) for c in f.claims] for f in figures}
     return {
         **counts,

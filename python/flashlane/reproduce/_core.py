@@ -11,7 +11,7 @@ import shlex
 import sys
 import tomllib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -130,6 +130,10 @@ class Claim:
     ours: float | None
     unit: str = "%"
     kind: str = "value"
+    #: Where on an effect map of the paper's conditions ours reaches the paper's value (a
+    #: sentence computed from the map's data, ``_maps.where_sentence``); "" when no map covers
+    #: the claim.
+    where: str = ""
 
     def paper_text(self) -> str:
         if self.kind == "at_most":
@@ -188,7 +192,11 @@ class Figure:
     percent, and ``ylabel`` names it (``"... (1 = NOOP)"``).
 
     ``gaps``: the heading of the section of docs/results/PAPER.md that gives the reasons for
-    this figure's gaps (None: the page as a whole); report.html links to it."""
+    this figure's gaps (None: the page as a whole); report.html links to it.
+
+    ``dashed``: series of a line figure drawn dashed, each in the colour of the series it
+    names (e.g. the same condition against a second baseline). ``where``: an effect map's
+    sentences for claims of other figures of its paper, by claim text (:func:`annotate`)."""
 
     paper: str
     id: str
@@ -207,6 +215,8 @@ class Figure:
     paper_levels: dict[str, float] = field(default_factory=dict)
     paper_note: str = ""
     gaps: str | None = None
+    dashed: dict[str, str] = field(default_factory=dict)
+    where: dict[str, str] = field(default_factory=dict)
 
     def draws_paper(self) -> bool:
         """True when the figure draws at least one of the paper's numbers."""
@@ -226,6 +236,25 @@ class Figure:
             (True, True): "Black diamonds and dotted lines",
         }[(marks, bool(self.paper_levels))]
         return " ".join(p for p in (self.caption, f"{drawn}: the paper's.", self.paper_note) if p)
+
+
+def annotate(figures: Sequence[Figure]) -> list[Figure]:
+    """`figures` with each claim's ``where`` filled from the effect maps among them (a map's
+    ``where``, by claim text). A map that names a claim no figure has is an error: a renamed
+    claim must not lose its map silently."""
+    where: dict[str, str] = {}
+    for figure in figures:
+        where.update(figure.where)
+    texts = {claim.text for figure in figures for claim in figure.claims}
+    missing = sorted(set(where) - texts)
+    if missing:
+        raise ReproduceError(f"an effect map names claims no figure has: {missing}")
+    for figure in figures:
+        figure.claims = [
+            replace(c, where=where[c.text]) if c.text in where and not c.where else c
+            for c in figure.claims
+        ]
+    return list(figures)
 
 
 MEAN_LABEL = "mean over workloads"

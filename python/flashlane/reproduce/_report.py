@@ -173,9 +173,16 @@ def _bars(ax, figure: Figure) -> None:
 
 def _lines(ax, figure: Figure) -> None:
     x = [float(c) for c in figure.categories]
-    for name, values in _drawn_series(figure).items():
-        ys = [float("nan") if v is None else v for v in values]
-        ax.plot(x, ys, marker="o", label=f"ours: {name}")
+    colours: dict[str, str] = {}
+    drawn = _drawn_series(figure)
+    # Solid lines first, so that a dashed one can take the colour of the line it names.
+    for name in sorted(drawn, key=lambda n: n in figure.dashed):
+        ys = [float("nan") if v is None else v for v in drawn[name]]
+        style: dict = {"marker": "o"}
+        if name in figure.dashed:
+            style = {"marker": "s", "linestyle": "--", "color": colours.get(figure.dashed[name])}
+        (line,) = ax.plot(x, ys, label=f"ours: {name}", **style)
+        colours[name] = line.get_color()
     for name, values in figure.paper_series.items():
         ys = [float("nan") if v is None else v for v in values]
         ax.plot(x, ys, linestyle="--", label=f"paper: {name}", zorder=5, **_PAPER_MARK)
@@ -274,9 +281,11 @@ def render_html(
                         html.escape(claim.paper_text()),
                         html.escape(claim.ours_text()),
                         f'<span class="{verdict.replace(" ", "")}">{verdict}</span>',
+                        html.escape(claim.where or NOT_MAPPED),
                     ]
                 )
-            parts.append(_table(["paper's claim", "paper", "ours", "verdict"], rows, "claims"))
+            header = ["paper's claim", "paper", "ours", "verdict", WHERE_HEADER]
+            parts.append(_table(header, rows, "claims"))
             commands = [
                 [
                     html.escape(p.workload),
@@ -293,6 +302,38 @@ def render_html(
             )
     parts.append("</body></html>\n")
     return "\n".join(parts)
+
+
+#: The claims table's last column: the sentence of the effect map that covers a claim.
+WHERE_HEADER = "where ours reaches the paper's value"
+NOT_MAPPED = "not mapped"
+
+
+def claims_markdown(figures: Sequence[Figure], command: str) -> str:
+    """claims.md: every claim of the report beside ours, the verdict, and where on an effect map
+    ours reaches the paper's value (the table of docs/reproducing.md, "Verdicts")."""
+
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|").replace("\n", " ")
+
+    lines = [
+        f"Produced by `{command}`. Verdict rule: {VERDICT_RULE}",
+        "",
+        f"| paper | claim | paper | ours | verdict | {WHERE_HEADER} |",
+        "|---|---|---|---|---|---|",
+    ]
+    for figure in figures:
+        for claim in figure.claims:
+            row = [
+                figure.paper,
+                claim.text,
+                claim.paper_text(),
+                claim.ours_text(),
+                claim.verdict(),
+                claim.where or NOT_MAPPED,
+            ]
+            lines.append("| " + " | ".join(cell(c) for c in row) + " |")
+    return "\n".join(lines) + "\n"
 
 
 def write_figure_files(out: Path, figure: Figure, png: bytes, svg: bytes) -> None:
