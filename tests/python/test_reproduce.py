@@ -497,7 +497,54 @@ WITH_PAPER_NUMBERS = {
     "venice-fig13",
     "venice-fig12",
     "venice-fig14",
+    "piq-map-read",
+    "piq-map-write",
+    "vios-map-read",
+    "vios-map-write",
+    "sos-map-sos",
+    "sos-map-qsl",
+    "sos-map-whm",
+    "pass-map-gain",
+    "venice-map-speedup",
 }
+#: The effect maps of the quick set (issue 20), each drawn with the paper's level.
+MAPS = {key for key in WITH_PAPER_NUMBERS if "-map-" in key}
+
+#: Claims of the papers' own figures an effect map covers, one per map module.
+MAPPED_CLAIMS = {
+    "PIQ read latency vs NOOP, mean over workloads (abstract)",
+    "VIOS write latency vs PIQ at 12000 P/E",
+    "SOS vs IOS response time, Financial1 (paper: up to 56 % lower)",
+    "PASS throughput vs the best other scheduler at 16 threads",
+    "Venice execution-time speedup over the baseline (venice-perf), as a change",
+}
+
+
+def test_every_map_says_where_ours_reaches_the_paper(quick_all: tuple[Path, dict]) -> None:
+    """Each paper has its effect maps (PAPER-map-CLAIM.png); the sentence computed from a map's
+    data opens its caption, is its own claim's `where`, and is the `where` of the paper's
+    claims it covers, in report.html and in claims.md."""
+    out, result = quick_all
+    assert {k for k in result["figures"] if "-map-" in k} == MAPS
+    figures = quick_figures(out)
+    for key in MAPS:
+        figure = figures[key]
+        said = figure.claims[0].where
+        assert said.startswith(("Nowhere on the grid", figure.claims[0].text.split()[0])), key
+        assert said in figure.caption, key
+        # Every map covers claims of its paper's own figures.
+        assert figure.where, key
+    rows = [
+        [cell.strip() for cell in line.strip("|").split(" | ")]
+        for line in (out / "claims.md").read_text().splitlines()
+        if line.startswith("| ") and not line.startswith("| paper |")
+    ]
+    assert len(rows) == sum(len(v) for v in result["verdicts"].values())
+    where = {row[1]: row[-1] for row in rows}
+    for claim in MAPPED_CLAIMS:
+        assert where[claim].startswith("Nowhere on the grid") or " reaches " in where[claim], claim
+    assert "not mapped" in where.values()
+    assert "where ours reaches the paper&#x27;s value" in (out / "report.html").read_text()
 
 
 def test_paper_values_are_drawn_or_the_caption_says_why(figures: dict[str, Figure], drawn) -> None:

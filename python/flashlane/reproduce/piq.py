@@ -22,6 +22,7 @@ import statistics
 from collections.abc import Mapping
 from typing import Any
 
+from flashlane.reproduce import piq_map
 from flashlane.reproduce._core import (
     Claim,
     Figure,
@@ -190,7 +191,8 @@ def points(quick: bool) -> list[Point]:
             for scheme in ["noop", "piq"]:
                 for queue in queues:
                     result.append(_point("fig11", platform, workload, scheme, queue, quick))
-    return result
+    # Where the Fig. 8 headline appears: hot chips x offered load (piq_map.py).
+    return result + piq_map.points(quick)
 
 
 #: The paper's means over workloads as changes vs each figure's baseline (%), drawn beside our
@@ -415,7 +417,8 @@ def figures(runs: list[Run], quick: bool) -> list[Figure]:
             log_x=True,
         )
     )
-    return figs
+    # Where the Fig. 8 headline appears (piq_map.py): its sentences go to Fig. 8's claims.
+    return figs + piq_map.figures(runs, quick)
 
 
 # --- the results set: docs/results/piq.md ----------------------------------------------------
@@ -456,7 +459,7 @@ def results_points(quick: bool, options: Mapping[str, Any]) -> list[Point]:
         for q in queue_lengths
         if q != 64
     ]
-    return result
+    return result + piq_map.points(quick)
 
 
 def _record(run: Run) -> dict:
@@ -493,7 +496,7 @@ def results_markdown(runs: list[Run], quick: bool, options: Mapping[str, Any], c
     """Per platform: every scheme normalized to NOOP, the means of per-workload ratios over
     the traces and over the stand-ins, and Figure 11's sweep (docs/results/piq.md, "Full
     tables of the earlier platforms")."""
-    records = [_record(r) for r in runs]
+    records = [_record(r) for r in runs if r.point.figure != piq_map.FIGURE]
     index = {
         (r["platform"], r["workload"], r["scheme"], r["queue_length_requests"]): r for r in records
     }
@@ -513,6 +516,8 @@ def results_markdown(runs: list[Run], quick: bool, options: Mapping[str, Any], c
         _averages_table(emit, index, platform, traces, "shipped traces")
         _averages_table(emit, index, platform, stand_ins, "Table I stand-ins (synthetic)")
         _sweep_table(emit, index, platform, sweep_workloads, queue_lengths)
+    emit()
+    emit("\n".join(piq_map.markdown(runs, quick)))
     return out.getvalue()
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from flashlane.reproduce import sos_map
 from flashlane.reproduce._core import Claim, Figure, Point, Run, get, percent_change, ratio
 
 PAPER = "sos"
@@ -130,7 +131,7 @@ def points(quick: bool) -> list[Point]:
         for config in CONFIGS
     ]
     if quick:
-        return pts
+        return pts + sos_map.points(quick)
     for workload in WORKLOADS:
         loads = BENCHMARK_DEPTHS if closed_loop(workload) else LOAD_FACTORS
         for load in loads:
@@ -152,7 +153,7 @@ def points(quick: bool) -> list[Point]:
                 args = run_args(workload, config, None, extra=(*chip_args(buses, ways), *load))
                 tags = (("chips", buses * ways),)
                 pts.append(Point(PAPER, "fig7chips", workload, config, tuple(args), tags))
-    return pts
+    return pts + sos_map.points(quick)
 
 
 #: Table I: write-hit ratios with SOS(WHM), per workload (%).
@@ -302,7 +303,8 @@ def figures(runs: list[Run], quick: bool) -> list[Figure]:
     if not quick:
         figs += _sweep_figures(runs)
         figs.append(_chips_figure(runs))
-    return figs
+    # Where the Fig. 6 claims appear (sos_map.py): its sentences go to those claims.
+    return figs + sos_map.figures(runs, quick, [c.text for c in fig6.claims])
 
 
 def _chips_figure(runs: list[Run]) -> Figure:
@@ -467,7 +469,7 @@ def results_points(quick: bool, options: Mapping[str, Any]) -> list[Point]:
         for buses, ways in CHIP_GEOMETRIES:
             extra = (*chip_args(buses, ways), *load)
             add("chips", w, (("chips", buses * ways),), extra, CHIP_CONFIGS)
-    return pts
+    return pts + sos_map.points(quick)
 
 
 def _row(run: Run) -> dict:
@@ -664,4 +666,5 @@ def results_markdown(runs: list[Run], quick: bool, options: Mapping[str, Any], c
                 f"| {_idle(hos['idle_fraction_mean'])} | {_idle(qsl['idle_fraction_mean'])} "
                 f"| {qsl['moved_writes']} | {hos['queue_length_mean']} |"
             )
+    lines += ["", *sos_map.markdown(runs, quick)]
     return "\n".join(lines) + "\n"

@@ -20,7 +20,7 @@ import statistics
 from collections.abc import Mapping
 from typing import Any
 
-from flashlane.reproduce import piq
+from flashlane.reproduce import piq, vios_map
 from flashlane.reproduce._core import (
     Claim,
     Figure,
@@ -122,7 +122,15 @@ def run_args(
         inputs = ["--profile", trace]
     preset = PRESET if platform is None else RESULTS_PRESET
     args = ["--preset", preset, *inputs, "--max-requests", str(max_requests)]
-    settings = [
+    for setting in settings(pe, config, platform):
+        args += ["--set", setting]
+    return args
+
+
+def settings(pe: int, config: str, platform: str | None = None) -> list[str]:
+    """The `--set`s of one VIOS configuration at `pe` P/E cycles: the paper's timings, the
+    drive filled, process variation on, the platform's and the scheduler's settings."""
+    return [
         *PAPER_TIMING,
         "precondition.fill_fraction=1.0",
         "variation.enabled=true",
@@ -130,9 +138,6 @@ def run_args(
         *(PLATFORM if platform is None else RESULTS_PLATFORMS[platform]),
         *CONFIGS[config],
     ]
-    for setting in settings:
-        args += ["--set", setting]
-    return args
 
 
 def points(quick: bool) -> list[Point]:
@@ -140,30 +145,34 @@ def points(quick: bool) -> list[Point]:
     stages = QUICK_STAGES if quick else STAGES
     limit = QUICK_REQUESTS if quick else FULL_REQUESTS
     table1_requests = QUICK_TABLE1_REQUESTS if quick else TABLE1_REQUESTS
-    return [
-        Point(
-            PAPER,
-            "fig5-7",
-            trace,
-            config,
-            tuple(run_args(trace, layout, pe, config, limit)),
-            (("pe_cycles", pe),),
-        )
-        for trace, layout in traces
-        for pe in stages
-        for config in CONFIGS
-    ] + [
-        Point(
-            PAPER,
-            "table1",
-            stand_in,
-            config,
-            tuple(run_args(stand_in, "", MAIN_STAGE, config, table1_requests)),
-            (("pe_cycles", MAIN_STAGE),),
-        )
-        for stand_in in (QUICK_STAND_INS if quick else STAND_INS)
-        for config in TABLE1_CONFIGS
-    ]
+    return (
+        [
+            Point(
+                PAPER,
+                "fig5-7",
+                trace,
+                config,
+                tuple(run_args(trace, layout, pe, config, limit)),
+                (("pe_cycles", pe),),
+            )
+            for trace, layout in traces
+            for pe in stages
+            for config in CONFIGS
+        ]
+        + [
+            Point(
+                PAPER,
+                "table1",
+                stand_in,
+                config,
+                tuple(run_args(stand_in, "", MAIN_STAGE, config, table1_requests)),
+                (("pe_cycles", MAIN_STAGE),),
+            )
+            for stand_in in (QUICK_STAND_INS if quick else STAND_INS)
+            for config in TABLE1_CONFIGS
+        ]
+        + vios_map.points(quick)
+    )
 
 
 #: The paper's means over workloads at 12K P/E (%): VIOS vs NOOP, read (Fig. 5) and write
@@ -176,7 +185,9 @@ GAPS = "Why, on this platform"
 
 def figures(runs: list[Run], quick: bool) -> list[Figure]:
     table1 = _table1([r for r in runs if r.point.figure == "table1"], quick)
-    runs = [r for r in runs if r.point.figure != "table1"]
+    # Where the headline appears (vios_map.py): its sentences go to Figs. 5-7's claims.
+    maps = vios_map.figures(runs, quick)
+    runs = [r for r in runs if r.point.figure == "fig5-7"]
     index = {(r.point.workload, r.point.configuration, r.point.tag("pe_cycles")): r for r in runs}
     workloads = list(dict.fromkeys(r.point.workload for r in runs))
     stages = sorted({r.point.tag("pe_cycles") for r in runs})
@@ -298,7 +309,7 @@ def figures(runs: list[Run], quick: bool) -> list[Figure]:
         ],
         points=pts,
     )
-    return [fig5, fig6, fig7, table1]
+    return [fig5, fig6, fig7, table1, *maps]
 
 
 def conflicts_ratio_percent(summary: dict) -> float | None:
@@ -448,7 +459,7 @@ def results_points(quick: bool, options: Mapping[str, Any]) -> list[Point]:
         for w in traces + stand_ins
         for pe in stages
         for c in CONFIGS
-    ]
+    ] + vios_map.points(quick)
 
 
 def _results_record(run: Run) -> dict:
@@ -495,6 +506,8 @@ def results_markdown(runs: list[Run], quick: bool, options: Mapping[str, Any], c
     platforms, traces, stand_ins, stages, _ = _results_sets(quick, options)
     index = {}
     for run in runs:
+        if run.point.figure == vios_map.FIGURE:
+            continue
         r = _results_record(run)
         index[(r["platform"], r["workload"], r["pe_cycles"], r["config"])] = r
     out = io.StringIO()
@@ -515,6 +528,8 @@ def results_markdown(runs: list[Run], quick: bool, options: Mapping[str, Any], c
         _claims_table(emit, index, platform, groups, stages)
         _table_1(emit, index, platform, stand_ins, stages)
         _all_runs_table(emit, index, platform, traces + stand_ins, stages)
+    emit()
+    emit("\n".join(vios_map.markdown(runs, quick)))
     return out.getvalue()
 
 

@@ -1,0 +1,238 @@
+"""Where SOS's headline appears: its response time against in-order scheduling ("up to 56 %
+lower", Financial1) and its two parts against hardware out-of-order scheduling (queue-size
+levelling 16-42 % lower, write-hit cancelling 5-17 % lower), mapped over the two conditions they
+depend on: how hard the load is offered and how soon a written address is written again
+(issue 20; docs/workloads.md, "Rewrite locality").
+
+Each point replays a synthetic workload on the paper's platform (``sos-4x4``: BlueSSD's 4 buses
+x 4 SLC chips): Financial1's read share (41 % of the shipped head's requests) and sizes (its 12
+commonest, as the Financial2 stand-in has them: 5.5 KiB on average), addresses uniform over
+4 GiB, Poisson arrivals at a load given as a fraction of the drive's channel bandwidth (4 buses
+of 50 MB/s; ``offered_load_channel_fraction`` of ``flashlane trace stats``: the shipped
+Financial1 head offers 0.001 at trace time), and half of the writes rewriting the address of a
+write ``d`` writes back, ``d`` uniform in one bucket (spec key ``[rewrite]``), or none. Response
+time = mean ``latency_us.all``.
+"""
+
+from __future__ import annotations
+
+from flashlane.reproduce import _maps
+from flashlane.reproduce._core import Claim, Figure, Point, Run
+
+PAPER = "sos"
+FIGURE = "map"
+PRESET = "sos-4x4"
+#: sos-4x4: 4 buses of 0.05 B/ns (timing.channel_bytes_per_ns).
+CHANNELS = 4
+CHANNEL_BYTES_PER_NS = 0.05
+READ_FRACTION = 0.41
+#: Financial1 head's 12 commonest request sizes and their counts (the Financial2 stand-in's,
+#: workload/sos_profiles.rs).
+SIZES_BYTES = (512, 1024, 1536, 2048, 2560, 3072, 3584, 4096, 6656, 8192, 12288, 49152)
+SIZE_WEIGHTS = (1381, 1211, 199, 137, 286, 1996, 758, 140, 83, 3175, 84, 220)
+MEAN_SIZE_BYTES = sum(s * w for s, w in zip(SIZES_BYTES, SIZE_WEIGHTS, strict=True)) / sum(
+    SIZE_WEIGHTS
+)
+REWRITE_FRACTION = 0.5
+#: Rewrite-distance buckets (lower, upper] in writes back; (0, 0): no rewrites.
+DISTANCES = [(0, 0), (0, 4), (4, 32), (32, 256), (256, 2048)]
+QUICK_DISTANCES = [(0, 0), (0, 4), (32, 256)]
+LOADS = [0.02, 0.05, 0.1, 0.2, 0.3, 0.4]
+QUICK_LOADS = [0.05, 0.2, 0.4]
+REQUESTS = 6000
+QUICK_REQUESTS = 2000
+#: The paper's claims as ratios (ours reaches them at or below): SOS vs IOS "up to 56 %
+#: lower"; SOS(QSL) vs HOS 16-42 % lower and SOS(WHM) vs HOS 5-17 % lower (the smaller end).
+MAPS = {
+    # figure id: (scheme, baseline, paper ratio, claim text in the sentence)
+    "map-sos": ("SOS", "IOS", 0.44, "the paper's 56 % lower response time than IOS"),
+    "map-qsl": ("SOS(QSL)", "HOS", 0.84, "the paper's 16-42 % lower response time than HOS"),
+    "map-whm": ("SOS(WHM)", "HOS", 0.95, "the paper's 5-17 % lower response time than HOS"),
+}
+#: The paper's bounds drawn on each figure.
+LEVELS = {
+    "map-sos": {"56 % lower (up to, Financial1)": 0.44},
+    "map-qsl": {"16 % lower": 0.84, "42 % lower": 0.58},
+    "map-whm": {"5 % lower": 0.95, "17 % lower": 0.83},
+}
+
+
+def distance_name(bucket: tuple[int, int]) -> str:
+    low, high = bucket
+    if high == 0:
+        return "no rewrites"
+    return f"rewrites {low + 1}-{high} writes back"
+
+
+def grid(quick: bool) -> _maps.Grid:
+    return _maps.Grid(
+        "rewrite_distance_writes",
+        [high for _, high in (QUICK_DISTANCES if quick else DISTANCES)],
+        "offered_load",
+        QUICK_LOADS if quick else LOADS,
+        lambda high: distance_name(next(b for b in DISTANCES if b[1] == high)),
+        "load",
+    )
+
+
+def gap_ns(load: float) -> float:
+    """Mean gap between arrivals that offers `load` of the drive's channel bandwidth."""
+    return MEAN_SIZE_BYTES / (load * CHANNELS * CHANNEL_BYTES_PER_NS)
+
+
+def requests(quick: bool) -> int:
+    return QUICK_REQUESTS if quick else REQUESTS
+
+
+def spec_text(bucket: tuple[int, int], load: float, count: int) -> str:
+    """The workload of one map point (a synthetic spec, docs/workloads.md)."""
+    low, high = bucket
+    rewrite = ""
+    if high:
+        # The bucket (low, high]: an empty first bucket up to `low` when low > 0.
+        uppers = [low, high] if low else [high]
+        shares = [0.0, REWRITE_FRACTION] if low else [REWRITE_FRACTION]
+        rewrite = f"[rewrite]\ndistance_upper_writes = {uppers}\nfraction_of_writes = {shares}\n"
+    sizes = ", ".join(str(s) for s in SIZES_BYTES)
+    weights = ", ".join(str(w) for w in SIZE_WEIGHTS)
+    return (
+        f'label = "SOS map: {distance_name(bucket)} at load {load}"\n'
+        f"requests = {count}\nread_fraction = {READ_FRACTION}\n"
+        f'[arrival]\nkind = "poisson"\nmean_interarrival_ns = {gap_ns(load):.3f}\n'
+        f'[size]\nkind = "empirical"\nsizes_bytes = [{sizes}]\nweights = [{weights}]\n'
+        '[address]\nkind = "uniform"\nspan_bytes = 4294967296\nalign_bytes = 4096\n' + rewrite
+    )
+
+
+def points(quick: bool) -> list[Point]:
+    # sos.py imports this module for its sets; importing it back at call time keeps one
+    # definition of the configurations without an import cycle at load time.
+    from flashlane.reproduce import sos
+
+    result = []
+    for bucket in QUICK_DISTANCES if quick else DISTANCES:
+        for load in QUICK_LOADS if quick else LOADS:
+            name = f"sos-map-d{bucket[1]}-load{load}.toml"
+            text = spec_text(bucket, load, requests(quick))
+            for config in sos.CONFIGS:
+                sets = [a for s in sos.CONFIGS[config] for a in ("--set", s)]
+                result.append(
+                    Point(
+                        PAPER,
+                        FIGURE,
+                        f"d{bucket[1]}",
+                        config,
+                        ("--preset", PRESET, *sets, "--synthetic", f"{{work}}/{name}"),
+                        (("rewrite_distance_writes", bucket[1]), ("offered_load", load)),
+                        ((name, text),),
+                    )
+                )
+    return result
+
+
+def _found(runs: list[Run], quick: bool, figure: str) -> _maps.Cells:
+    scheme, base, _, _ = MAPS[figure]
+    metric = _maps.ratio_of("latency_us.all.mean", scheme, base)
+    return _maps.cells(
+        runs, FIGURE, grid(quick), metric, base, lambda _d, load: requests(quick) * gap_ns(load)
+    )
+
+
+def _target(figure: str) -> _maps.Target:
+    _, _, paper, text = MAPS[figure]
+    return _maps.Target(paper, "lower", text)
+
+
+def sentences(runs: list[Run], quick: bool) -> dict[str, str]:
+    return {
+        figure: _maps.where_sentence(
+            MAPS[figure][0], grid(quick), _found(runs, quick, figure), _target(figure)
+        )
+        for figure in MAPS
+    }
+
+
+def _claims_of(figure: str, claim_texts: list[str]) -> list[str]:
+    """The texts of sos.py's claims a map covers: every workload's claim of its comparison."""
+    scheme, base, _, _ = MAPS[figure]
+    return [t for t in claim_texts if t.startswith(f"{scheme} vs {base} response time")]
+
+
+def figures(runs: list[Run], quick: bool, claim_texts: list[str]) -> list[Figure]:
+    """The three maps; `claim_texts` are the Fig. 6 claims of sos.py, whose ``where`` each map
+    fills."""
+    mine = [r for r in runs if r.point.figure == FIGURE]
+    if not mine:
+        return []
+    g = grid(quick)
+    said = sentences(mine, quick)
+    result = []
+    for figure, (scheme, base, paper, _) in MAPS.items():
+        found = _found(mine, quick, figure)
+        top = _maps.best(g, found, _target(figure))
+        result.append(
+            Figure(
+                PAPER,
+                figure,
+                f"Where {scheme}'s gain over {base} appears: rewrite distance x offered load",
+                f"{said[figure]} Preset {PRESET}; synthetic, Financial1's read share and sizes, "
+                f"{REWRITE_FRACTION:.0%} of writes rewriting a recent write's address (spec key "
+                f"[rewrite]), Poisson arrivals, {requests(quick)} requests; ratio = {scheme}'s "
+                f"mean response time / {base}'s. The paper does not give the load it replayed "
+                "its traces at.",
+                "lines",
+                "offered load (fraction of the drive's channel bandwidth)",
+                f"{scheme} response time / {base}'s (1 = {base})",
+                [str(x) for x in g.xs],
+                _maps.series(g, found),
+                paper_levels=LEVELS[figure],
+                baseline=base,
+                gaps="Where the effect appears",
+                claims=[
+                    Claim(
+                        f"{scheme} vs {base} response time, best point of the map (rewrite "
+                        f"distance x load; `sos-{figure}`)",
+                        100 * (paper - 1),
+                        100 * (paper - 1),
+                        None if top is None else 100 * (top[0] - 1),
+                        where=said[figure],
+                    )
+                ],
+                points=[r.point for r in mine],
+                log_x=True,
+                where={text: said[figure] for text in _claims_of(figure, claim_texts)},
+            )
+        )
+    return result
+
+
+def markdown(runs: list[Run], quick: bool) -> list[str]:
+    """docs/results/sos.md's "Where the effect appears", from the map's runs."""
+    mine = [r for r in runs if r.point.figure == FIGURE]
+    if not mine:
+        return []
+    g = grid(quick)
+    said = sentences(mine, quick)
+    lines = [
+        "## Where the effect appears",
+        "",
+        "SOS's claims mapped over offered load x rewrite distance (figures `sos-map-sos`, "
+        "`sos-map-qsl`, `sos-map-whm`; python/flashlane/reproduce/sos_map.py): "
+        f"{requests(quick)} synthetic requests per point on `{PRESET}` with Financial1's read "
+        f"share and sizes, {REWRITE_FRACTION:.0%} of writes rewriting the address of a write "
+        "1-4, 5-32, 33-256 or 257-2048 writes back (or none), Poisson arrivals at a fraction "
+        "of the drive's channel bandwidth (the shipped Financial1 head offers 0.001 at trace "
+        "time). Cells: the scheme's mean response time over its baseline's.",
+        "",
+    ]
+    for figure, (scheme, base, _, _) in MAPS.items():
+        lines += [
+            f"**{scheme} / {base}** (load across):",
+            "",
+            *_maps.markdown_table(g, _found(mine, quick, figure), "rewrite distance", 3),
+            "",
+            f"Computed from the data: *{said[figure]}*",
+            "",
+        ]
+    lines += [_maps.BEHIND_NOTE, ""]
+    return lines
