@@ -11,6 +11,7 @@ pub mod partial_pages;
 mod plane;
 mod precondition;
 mod slot_index;
+pub mod snapshot;
 pub mod variation;
 
 use serde::{Deserialize, Serialize};
@@ -24,6 +25,7 @@ pub use partial_pages::{PartialPageWrites, PartialPages};
 pub use plane::{BlockState, Plane, INVALID};
 pub use precondition::{
     precondition, Footprint, FootprintRequests, PreconditionConfig, PreconditionReport,
+    SnapshotReport,
 };
 pub use variation::{
     BlockChoice, SpeedClass, Variation, VariationConfig, VariationCounters, VariationStats,
@@ -93,6 +95,8 @@ struct Shadow {
     violations: u64,
 }
 
+/// The drive's state. Every field preconditioning changes is also in its snapshot
+/// (ftl/snapshot.rs, which fails to compile until a new field is placed there).
 pub struct Ftl {
     geometry: Geometry,
     static_map: StaticMap,

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 pub const INVALID: u32 = u32::MAX;
 
 /// End of an intrusive list.
-const NONE: u32 = u32::MAX;
+pub(super) const NONE: u32 = u32::MAX;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BlockState {
@@ -46,8 +46,8 @@ pub struct Block {
     /// in `u32` because physical pages do (checked by the geometry).
     pub reverse: Option<Box<[u32]>>,
     /// Neighbours in the list of full blocks with the same valid-page count.
-    prev: u32,
-    next: u32,
+    pub(super) prev: u32,
+    pub(super) next: u32,
 }
 
 #[derive(Debug)]
@@ -56,12 +56,12 @@ pub struct Plane {
     /// Free blocks by (speed key, erase count, block): without variation-aware choice the
     /// speed key is 0, so least-erased first (dynamic wear levelling), ties by block number.
     /// With it, fastest first (see [`Plane::allocate_page_in`]).
-    free: BTreeSet<(u32, u32, u32)>,
+    pub(super) free: BTreeSet<(u32, u32, u32)>,
     /// Under speed ordering, the same free blocks by (erase count, block): a write that does
     /// not want a fast block opens the least-erased one, as without the choice.
-    free_by_wear: BTreeSet<(u32, u32)>,
+    pub(super) free_by_wear: BTreeSet<(u32, u32)>,
     /// Under speed ordering, each block's speed key as filed in `free`.
-    speed_keys: Vec<u32>,
+    pub(super) speed_keys: Vec<u32>,
     pub active: Option<u32>,
     /// Open block of pages moved by garbage collection (`ftl.gc_separate_write_block` only).
     pub active_gc: Option<u32>,
@@ -70,11 +70,11 @@ pub struct Plane {
     /// Victims whose erase has not completed yet (`ftl.gc_block_release = "erase_done"`).
     pub collecting: u32,
     /// Variation-aware choice: a block is opened from the fast or the slow end of the free set.
-    speed_ordered: bool,
-    pages_per_block: u32,
+    pub(super) speed_ordered: bool,
+    pub(super) pages_per_block: u32,
     /// Full blocks by valid-page count: head and tail of a list each, oldest entry first.
-    bucket_head: Vec<u32>,
-    bucket_tail: Vec<u32>,
+    pub(super) bucket_head: Vec<u32>,
+    pub(super) bucket_tail: Vec<u32>,
 }
 
 impl Plane {

@@ -114,6 +114,12 @@ impl Footprint {
             .is_some_and(|w| w & (1 << (lpn % 64)) != 0)
     }
 
+    /// The set's bits, 64 logical pages a word (page `lpn` is bit `lpn % 64` of word
+    /// `lpn / 64`).
+    pub fn words(&self) -> &[u64] {
+        &self.words
+    }
+
     /// Distinct logical pages marked.
     pub fn pages(&self) -> u64 {
         self.pages
@@ -145,8 +151,27 @@ pub struct PreconditionReport {
     pub age_rounds: u32,
     /// Write amplification of the last aging round (0 when not aged).
     pub age_final_waf: f64,
-    /// Wall-clock seconds spent preconditioning.
+    /// Wall-clock seconds spent putting the drive in its start state: preconditioning it,
+    /// or reading its snapshot when [`PreconditionReport::snapshot`] says it was loaded.
     pub wall_s: f64,
+    /// The precondition cache's snapshot of this drive, when the run was given a cache.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub snapshot: Option<SnapshotReport>,
+}
+
+/// `precondition.snapshot` in the summary (docs/summary.md): the snapshot a run with a
+/// precondition cache loaded its drive from, or preconditioned and wrote.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct SnapshotReport {
+    /// Hash of everything that shapes the drive's start state, 16 hex digits.
+    pub key: String,
+    /// The snapshot file, in the cache directory, named by the key.
+    pub file: String,
+    /// True: the drive was loaded from the file; false: this run preconditioned it and wrote
+    /// the file.
+    pub loaded: bool,
+    /// Wall-clock seconds spent writing the file (0 when it was loaded).
+    pub write_wall_s: f64,
 }
 
 /// Fill the drive: the footprint first (in logical order), then pages from a seeded random
