@@ -28,7 +28,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Literal
 
 from flashlane import _native
-from flashlane._inputs import Workload, reading_options, workloads_json
+from flashlane._inputs import Workload, cache_dir, reading_options, workloads_json
 
 __all__ = ["__version__", "presets", "read_trace", "run", "sweep"]
 
@@ -59,6 +59,7 @@ def run(
     csv_columns: str | None = None,
     queue_events: bool = False,
     json_path: str | os.PathLike[str] | None = None,
+    precondition_cache: str | os.PathLike[str] | None = None,
 ) -> dict[str, Any]:
     """Simulate block traces on one SSD configuration and return the summary.
 
@@ -124,6 +125,13 @@ def run(
         Also write the summary to this file, as ``--json FILE`` writes it (pretty JSON,
         replaced atomically: a failed write leaves no partial file). Its directory is checked
         before the simulation starts.
+    precondition_cache
+        A directory of drive snapshots (created if missing); ``--precondition-cache``. The
+        first run of a drive preconditions it and writes its snapshot there; every later run
+        of the same drive (same geometry, ``[ftl]``, ``[precondition]``, ``[variation]``, seed
+        and trace footprint) loads it instead, with the same results. The summary's
+        ``precondition.snapshot`` says which happened (``docs/sweeps.md``, "Precondition
+        cache").
 
     Returns the summary as a ``dict`` with the layout of ``flashlane run --json``:
     ``schema_version``, ``seed``, ``config`` (the fully resolved configuration), ``trace``,
@@ -132,12 +140,14 @@ def run(
     reports, ``precondition``, ``sources``, ``memory``, ``integrity_violations`` and
     ``engine``. The meaning and unit of every key is defined in ``docs/summary.md``. Two runs
     of the same inputs give equal summaries except for the wall-clock measurements
-    ``engine.wall_s``, ``engine.requests_per_s`` and ``precondition.wall_s``.
+    ``engine.wall_s``, ``engine.requests_per_s`` and ``precondition.wall_s`` (and, with a
+    ``precondition_cache``, ``precondition.snapshot``).
 
     Raises ``ValueError`` for an unusable preset, config file, override, trace format, column
     spec or trace (the message names the preset, the key, or the file and line at fault),
     ``TypeError`` for an argument of the wrong type (the message names the argument), and
-    ``OSError`` when ``json_path`` cannot be written. The simulation releases the GIL, so
+    ``OSError`` when ``json_path`` or the ``precondition_cache`` cannot be written (a damaged
+    snapshot there raises ``ValueError`` naming it). The simulation releases the GIL, so
     runs in several threads proceed in parallel; it takes it back now and then (at most every
     50 ms) to run Python's signal handlers, so Ctrl-C stops a long run at once with
     ``KeyboardInterrupt``.
@@ -165,6 +175,7 @@ def run(
         as_fast_as_possible=as_fast_as_possible,
         addresses=addresses,
         pretty=out is not None,
+        precondition_cache=cache_dir(precondition_cache),
         **reading,
     )
     summary: dict[str, Any] = json.loads(text)

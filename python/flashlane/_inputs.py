@@ -1,5 +1,6 @@
-"""Synthetic workloads as ``flashlane.run`` and ``flashlane.sweep`` take them, and as the native
-module wants them (one JSON array of profile names and spec objects)."""
+"""Inputs of a run as ``flashlane.run`` and ``flashlane.sweep`` take them, and as the native
+module wants them: synthetic workloads (one JSON array of profile names and spec objects),
+trace reading options, the precondition cache's directory."""
 
 from __future__ import annotations
 
@@ -100,3 +101,15 @@ def reading_options(
         "csv_columns": csv_columns,
         "queue_events": queue_events,
     }
+
+
+def cache_dir(precondition_cache: str | os.PathLike[str] | None) -> str | None:
+    """``precondition_cache`` as a str (``None`` stays); a ``TypeError`` naming it."""
+    if precondition_cache is None:
+        return None
+    if not isinstance(precondition_cache, (str, os.PathLike)):
+        raise TypeError(
+            "precondition_cache must be a directory path (str or pathlib.Path), not"
+            f" {type(precondition_cache).__name__}"
+        )
+    return os.fspath(precondition_cache)

@@ -18,11 +18,18 @@ def run_json(
     closed_loop_requests: int | None = None,
     as_fast_as_possible: bool = False,
     addresses: str = "strict",
+    max_bad_lines: int = 0,
+    queue_events: bool = False,
+    csv_columns: str | None = None,
+    device: int | None = None,
+    pretty: bool = False,
+    precondition_cache: str | None = None,
 ) -> str:
     """Run one simulation; return its summary as JSON text (layout of ``flashlane run --json``,
     keys described in docs/summary.md). The inputs are a trace, synthetic workloads (a JSON
-    array of profile names and spec objects) or both. Raises ValueError for config, trace
-    and workload errors, OSError for output errors."""
+    array of profile names and spec objects) or both; ``precondition_cache`` is a directory
+    of drive snapshots (``--precondition-cache``). Raises ValueError for config, trace and
+    workload errors and damaged snapshots, OSError for output errors."""
 
 def resolve_workloads(workloads_json: str) -> str:
     """Check synthetic workloads (a JSON array of profile names and specs) without running

@@ -28,11 +28,18 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from flashlane import _native
-from flashlane._inputs import reading_options, workload_labels, workload_list, workloads_json
+from flashlane._inputs import (
+    cache_dir,
+    reading_options,
+    workload_labels,
+    workload_list,
+    workloads_json,
+)
 
 __all__ = [
     "POINT_KEYS",
     "RUN_OPTION_KEYS",
+    "SNAPSHOT_COLUMNS",
     "WALL_CLOCK_COLUMNS",
     "flatten_summary",
     "run_points",
@@ -88,6 +95,17 @@ ADDRESS_POLICIES = ("strict", "fold", "remap")
 #: Summary columns measured on the wall clock: the only ones two runs of the same point may
 #: disagree on. :func:`sweep` leaves them out unless asked (``wall_clock=True``).
 WALL_CLOCK_COLUMNS = ("engine.wall_s", "engine.requests_per_s", "precondition.wall_s")
+
+#: Summary columns of a run with a precondition cache (``docs/summary.md``): which snapshot
+#: file, and whether this run wrote it or loaded it, which depends on the order the runs took.
+#: :func:`sweep` leaves them out with the wall-clock columns, so a frame is the same with and
+#: without a cache.
+SNAPSHOT_COLUMNS = (
+    "precondition.snapshot.key",
+    "precondition.snapshot.file",
+    "precondition.snapshot.loaded",
+    "precondition.snapshot.write_wall_s",
+)
 
 Progress = Callable[[int, int], None]
 #: ``point_progress(done, total, index)``: as :data:`Progress`, with the index of the point
@@ -263,9 +281,10 @@ def validate_points(points: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]
     return normalized
 
 
-def _run_point(point: dict[str, Any]) -> dict[str, Any]:
+def _run_point(point: dict[str, Any], precondition_cache: str | None = None) -> dict[str, Any]:
     """Run one normalized point; the summary of ``flashlane.run`` plus ``tags``. Runs in the
-    worker (a pool process or a Dask worker), which only needs flashlane importable."""
+    worker (a pool process or a Dask worker), which only needs flashlane importable (and the
+    precondition cache's directory, if any, at the same path)."""
     text = _native.run_json(
         point["preset"],
         point["config"],
@@ -285,6 +304,7 @@ def _run_point(point: dict[str, Any]) -> dict[str, Any]:
         queue_events=point["queue_events"],
         csv_columns=point["csv_columns"],
         device=point["device"],
+        precondition_cache=precondition_cache,
     )
     summary: dict[str, Any] = json.loads(text)
     summary["tags"] = point["tags"]
@@ -296,12 +316,12 @@ def _run_point(point: dict[str, Any]) -> dict[str, Any]:
 
 
 def _run_serial(
-    points: list[dict[str, Any]], progress: PointProgress | None
+    points: list[dict[str, Any]], progress: PointProgress | None, cache: str | None
 ) -> list[dict[str, Any]]:
     results = []
     for index, point in enumerate(points):
         try:
-            results.append(_run_point(point))
+            results.append(_run_point(point, cache))
         except Exception as error:
             error.add_note(f"in sweep point {index}: {_describe(point)}")
             raise
@@ -311,7 +331,7 @@ def _run_serial(
 
 
 def _run_pool(
-    points: list[dict[str, Any]], jobs: int, progress: PointProgress | None
+    points: list[dict[str, Any]], jobs: int, progress: PointProgress | None, cache: str | None
 ) -> list[dict[str, Any]]:
     results: list[dict[str, Any] | None] = [None] * len(points)
     # spawn, not fork: the caller may hold threads (polars, a Dask client) that fork would
@@ -320,7 +340,7 @@ def _run_pool(
     done_count = 0
     try:
         with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-            futures = {pool.submit(_run_point, point): i for i, point in enumerate(points)}
+            futures = {pool.submit(_run_point, point, cache): i for i, point in enumerate(points)}
             pending = set(futures)
             while pending:
                 # FIRST_COMPLETED, not FIRST_EXCEPTION: the latter returns only once every run
@@ -402,7 +422,7 @@ def _in_starting_worker() -> bool:
 
 
 def _run_dask(
-    points: list[dict[str, Any]], client: Any, progress: PointProgress | None
+    points: list[dict[str, Any]], client: Any, progress: PointProgress | None, cache: str | None
 ) -> list[dict[str, Any]]:
     try:
         from distributed import as_completed
@@ -411,7 +431,7 @@ def _run_dask(
             "running on a Dask client needs the dask extra: pip install flashlane[dask]"
         ) from error
     # pure=False: each point is its own task even when two points are equal.
-    futures = client.map(_run_point, points, pure=False)
+    futures = client.map(_run_point, points, precondition_cache=cache, pure=False)
     index_of = {future.key: i for i, future in enumerate(futures)}
     results: list[dict[str, Any] | None] = [None] * len(points)
     try:
@@ -455,6 +475,7 @@ def run_points(
     jobs: int | None = None,
     progress: Progress | None = None,
     point_progress: PointProgress | None = None,
+    precondition_cache: str | os.PathLike[str] | None = None,
 ) -> list[dict[str, Any]]:
     """Run every point; return one result per point, in the order of ``points``.
 
@@ -504,6 +525,14 @@ def run_points(
         ``None`` or a callable ``point_progress(done, total, index)``, called as each run
         finishes with the index (in ``points``) of that run; ``flashlane reproduce`` names
         the run in its progress lines with it.
+    precondition_cache
+        ``None``, or a directory of drive snapshots (created if missing; on Dask, at the same
+        path on every worker, e.g. a shared file system): points that share a drive (same
+        geometry, ``[ftl]``, ``[precondition]``, ``[variation]``, seed and trace footprint;
+        schedulers, interconnect, timing and replay may differ) precondition it once, the
+        first to need it, and the others load its snapshot, with the same results
+        (``docs/sweeps.md``, "Precondition cache"). A worker that needs a drive another one is
+        preconditioning waits for it.
 
     Every point is checked before the first run starts (:func:`validate_points`): an unknown
     key, a bad override or an unreadable trace raises ``ValueError`` naming the point and the
@@ -515,6 +544,10 @@ def run_points(
         # This worker cannot run anything: end it quietly (no spawn traceback per worker) and
         # let the parent, whose pool now breaks, say what to do in one line (_run_pool).
         raise SystemExit(1)
+    try:
+        cache = cache_dir(precondition_cache)
+    except TypeError as error:
+        raise TypeError(f"run_points: {error}") from None
     normalized = validate_points(points)
     if not normalized:
         return []
@@ -526,15 +559,15 @@ def run_points(
             point_progress(done, total, index)
 
     if client is not None:
-        return _run_dask(normalized, client, report)
+        return _run_dask(normalized, client, report, cache)
     if jobs is None:
         jobs = os.cpu_count() or 1
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"jobs must be a positive int or None, not {jobs!r}")
     jobs = min(jobs, len(normalized))
     if jobs == 1:
-        return _run_serial(normalized, report)
-    return _run_pool(normalized, jobs, report)
+        return _run_serial(normalized, report, cache)
+    return _run_pool(normalized, jobs, report, cache)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -606,6 +639,7 @@ def sweep(
     device: int | None = None,
     csv_columns: str | None = None,
     queue_events: bool = False,
+    precondition_cache: str | os.PathLike[str] | None = None,
 ) -> Any:
     """Run the cartesian product of ``grid`` over ``traces``; one ``polars.DataFrame`` row per run.
 
@@ -623,17 +657,20 @@ def sweep(
         profile name, a spec dict or a spec file, see :func:`run_points`):
         ``{"workload": "hm_0"}`` is a synthetic stand-in, ``{"trace": PATH, "trace_format":
         "spc"}`` a trace of a given layout.
-    client, jobs, progress
+    client, jobs, progress, precondition_cache
         As in :func:`run_points`: a local process pool by default, a Dask cluster given a
-        ``distributed.Client``.
+        ``distributed.Client``; with a ``precondition_cache`` directory the runs that share a
+        drive precondition it once (a grid over schedulers, loads or timing on one aged drive
+        preconditions it once in all).
     seed, trace_format, max_requests, warmup_requests, check_integrity, time_scale,
     closed_loop_requests, as_fast_as_possible, addresses, max_bad_lines, device, csv_columns,
     queue_events
         Run options for every run, as in :func:`run_points` (a grid key of the same name wins;
         an entry of ``traces`` gives its own ``trace_format`` and ``csv_columns``).
     wall_clock
-        Keep the wall-clock columns (:data:`WALL_CLOCK_COLUMNS`). Off by default so that the
-        same grid and seed give an identical frame wherever it runs.
+        Keep the wall-clock columns (:data:`WALL_CLOCK_COLUMNS`) and, with a precondition
+        cache, the snapshot's (:data:`SNAPSHOT_COLUMNS`). Off by default so that the same grid
+        and seed give an identical frame wherever it runs, with or without a cache.
 
     Rows come in a fixed order: traces outermost, then the grid keys in the order given, the
     last varying fastest. Columns: the grid keys (their values), ``trace`` (the path as given;
@@ -688,7 +725,14 @@ def sweep(
             point["tags"] = {"grid": dict(zip(keys, values, strict=True))}
             points.append(point)
 
-    results = run_points(points, client=client, jobs=jobs, progress=progress)
+    results = run_points(
+        points,
+        client=client,
+        jobs=jobs,
+        progress=progress,
+        precondition_cache=precondition_cache,
+    )
+    dropped = () if wall_clock else (*WALL_CLOCK_COLUMNS, *SNAPSHOT_COLUMNS)
 
     rows: list[dict[str, Any]] = []
     for point, summary in zip(points, results, strict=True):
@@ -698,7 +742,7 @@ def sweep(
         row["trace"] = _input_label(point)
         row["seed"] = point["seed"]
         for name, value in flatten_summary(summary).items():
-            if not wall_clock and name in WALL_CLOCK_COLUMNS:
+            if name in dropped:
                 continue
             row.setdefault(name, value)
         rows.append(row)

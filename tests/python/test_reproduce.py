@@ -182,6 +182,25 @@ def test_piq_csv_is_byte_identical_on_a_dask_localcluster(
     assert again == (out / "runs" / "piq.csv").read_bytes()
 
 
+def test_pass_csv_is_byte_identical_with_a_precondition_cache(
+    quick_all: tuple[Path, dict], tmp_path: Path
+) -> None:
+    """`reproduce pass --quick` with a precondition cache (its Table 3 runs two schedulers on
+    one aged 60 GB drive: one preconditions it, the other loads it) writes the bytes the
+    first (inside `all`, without a cache) wrote."""
+    out, _ = quick_all
+    cache = tmp_path / "cache"
+    reproduce("pass", tmp_path / "pass", quick=True, traces=TRACES, precondition_cache=cache)
+    again = (tmp_path / "pass" / "runs.csv").read_bytes()
+    assert again == (out / "runs" / "pass.csv").read_bytes()
+    aged = [
+        summary["precondition"]["snapshot"]["loaded"]
+        for path in (tmp_path / "pass" / "runs" / "pass").glob("table3-*.json")
+        for summary in [json.loads(path.read_text())]
+    ]
+    assert sorted(aged) == [False, True], "the aged drive is preconditioned once"
+
+
 def comparable(summary: dict) -> dict:
     """The summary's figures without the wall clock and the input's name (the report's command
     names a trace relative to the repository and a spec by its file; the engine names them by

@@ -40,6 +40,7 @@ CLI_TO_PYTHON = {
     "--seed": "seed",
     "--check-integrity": "check_integrity",
     "--json": "json_path",
+    "--precondition-cache": "precondition_cache",
 }
 
 

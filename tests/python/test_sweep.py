@@ -150,13 +150,17 @@ def test_pool_and_dask_localcluster_give_identical_frames(pool_frame, tmp_path):
         ) as cluster,
         distributed.Client(cluster) as client,
     ):
-        on_dask = small_sweep(client=client)
+        # With a precondition cache, which the workers share (tests/python/
+        # test_precondition_cache.py tests it on the pool): the frame is the same.
+        on_dask = small_sweep(client=client, precondition_cache=tmp_path / "drives")
         point = {"preset": PRESET, "trace": TPCC, "seed": 3, "max_requests": 100}
         [result] = run_points([point], client=client)
     expected = dict(flashlane.run(PRESET, TPCC, seed=3, max_requests=100), tags={})
     assert without_wall_clock(result) == without_wall_clock(expected)
     assert on_dask.equals(pool_frame)
     assert on_dask.columns == pool_frame.columns
+    # One snapshot per drive: two over-provisioning values x two traces' footprints.
+    assert len(list((tmp_path / "drives").glob("drive-*.snapshot"))) == 4
 
 
 def dask_temporary_directory(path):

@@ -175,6 +175,12 @@ pub struct WorkloadArgs {
     /// Track a version per page and count reads that miss the latest write (slower).
     #[arg(long, help_heading = "Addresses and replay")]
     pub check_integrity: bool,
+    /// Keep a snapshot of the preconditioned drive in DIR (created if missing) and load it,
+    /// instead of preconditioning, in every later run of the same drive: same geometry,
+    /// [ftl], [precondition], [variation], seed and trace footprint; schedulers, interconnect
+    /// and timing may differ (docs/sweeps.md, "Precondition cache").
+    #[arg(long, value_name = "DIR", help_heading = "Preconditioning")]
+    pub precondition_cache: Option<PathBuf>,
 }
 
 fn parse_format(name: &str) -> Result<TraceFormat, Error> {
@@ -270,6 +276,7 @@ impl WorkloadArgs {
             max_requests: self.max_requests,
             seed: self.seed,
             check_integrity: self.check_integrity,
+            precondition_cache: self.precondition_cache.clone(),
         })
     }
 }

@@ -632,6 +632,21 @@ pub fn render_text(s: &Summary, whole_run_s: f64) -> String {
         "preconditioning: {} footprint pages, {} fill pages, {} aging rounds",
         p.footprint_pages, p.fill_pages, p.age_rounds
     );
+    if let Some(snapshot) = &p.snapshot {
+        let _ = if snapshot.loaded {
+            writeln!(
+                out,
+                "precondition snapshot: drive loaded from {} in {:.3} s",
+                snapshot.file, p.wall_s
+            )
+        } else {
+            writeln!(
+                out,
+                "precondition snapshot: drive written to {} in {:.3} s",
+                snapshot.file, snapshot.write_wall_s
+            )
+        };
+    }
     let _ = writeln!(
         out,
         "engine: {} events in {:.3} s ({:.0} requests/s simulating); preconditioning {:.3} s; \

@@ -15,8 +15,8 @@ use flashlane_core::Error;
 #[command(disable_help_flag = true)]
 pub struct ReproduceArgs {
     /// PAPER [--quick] [--results [PAPER's options]] [--out DIR] [--jobs N] [--traces DIR]
-    /// [--reuse | --render-only]: see `flashlane reproduce --help` (PAPER: piq, pass, vios,
-    /// sos, venice or all).
+    /// [--precondition-cache DIR] [--reuse | --render-only]: see `flashlane reproduce --help`
+    /// (PAPER: piq, pass, vios, sos, venice or all).
     #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
     pub args: Vec<OsString>,
 }
@@ -31,7 +31,7 @@ figure and report.html; with --results, the set behind docs/results/PAPER.md and
 Markdown tables (OUT/PAPER.md).
 
 Usage: flashlane reproduce PAPER [--quick] [--out DIR] [--jobs N] [--traces DIR]
-                           [--reuse | --render-only]
+                           [--precondition-cache DIR] [--reuse | --render-only]
        flashlane reproduce PAPER --results [--quick] [PAPER's options] [--out DIR] ...
 
 PAPER: piq, pass, vios, sos, venice or all
@@ -45,6 +45,9 @@ Options:
   --jobs N         runs at once (default 2)
   --traces DIR     the repository's traces/ folder (default: $FLASHLANE_TRACES, else traces/
                    in the current directory or one of its parents)
+  --precondition-cache DIR
+                   keep snapshots of preconditioned drives in DIR and load them in every run
+                   of the same drive (docs/sweeps.md); runs.csv is the same with or without
   --reuse          do not rerun a point whose summary (same command) an earlier run left in
                    --out
   --render-only    run nothing: rewrite the tables (or figures) from the summaries in --out

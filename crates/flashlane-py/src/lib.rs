@@ -62,13 +62,15 @@ fn override_text(key: &str, value: &Bound<'_, PyAny>) -> PyResult<String> {
 /// as `--profile`), specs (objects with the keys of a `--synthetic` TOML file) or
 /// `{"spec_file": PATH}` (`--synthetic PATH`). Reading as `--max-bad-lines`,
 /// `--queue-events`, `--csv-columns` and `--device`; replay and address policy as
-/// `--time-scale`, `--closed-loop`, `--afap`, `--fold-addresses` / `--remap-addresses`.
+/// `--time-scale`, `--closed-loop`, `--afap`, `--fold-addresses` / `--remap-addresses`;
+/// `precondition_cache` as `--precondition-cache`.
 #[pyfunction]
 #[pyo3(signature = (
     preset, config, traces, formats, overrides, warmup_requests, max_requests, seed,
     check_integrity, workloads_json=None, time_scale=1.0,
     closed_loop_requests=None, as_fast_as_possible=false, addresses="strict",
-    max_bad_lines=0, queue_events=false, csv_columns=None, device=None, pretty=false
+    max_bad_lines=0, queue_events=false, csv_columns=None, device=None, pretty=false,
+    precondition_cache=None
 ))]
 #[allow(clippy::too_many_arguments)]
 fn run_json(
@@ -92,6 +94,7 @@ fn run_json(
     csv_columns: Option<String>,
     device: Option<u32>,
     pretty: bool,
+    precondition_cache: Option<PathBuf>,
 ) -> PyResult<String> {
     let config = build_config(preset, config, overrides)?;
     let formats = formats
@@ -165,6 +168,7 @@ fn run_json(
         max_requests,
         seed,
         check_integrity,
+        precondition_cache,
     };
     // The run releases the interpreter; every 65,536 events (and at most every 50 ms) it takes
     // it back for a moment to run Python's signal handlers, so Ctrl-C stops a long run at

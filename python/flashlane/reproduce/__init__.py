@@ -103,6 +103,7 @@ def reproduce(
     options: Mapping[str, Any] | None = None,
     reuse: bool = False,
     render_only: bool = False,
+    precondition_cache: str | os.PathLike[str] | None = None,
 ) -> dict[str, Any]:
     """Run one paper's experiment set (or ``"all"``) and write its CSV, summaries, figures and
     report into `out`. Returns ``{"runs": n, "ran": n, "reused": n, "rows": n, "figures":
@@ -125,7 +126,9 @@ def reproduce(
     :func:`flashlane.sweep`: a local process pool of `jobs` workers (default 2; 1 runs them in
     this process), or, given a Dask ``distributed.Client`` as `client`, that cluster (its
     workers must see the traces folder at the same path). The results do not depend on where
-    the runs go.
+    the runs go. `precondition_cache`: a directory of drive snapshots
+    (:func:`flashlane.sweep.run_points`): runs that share a preconditioned drive precondition
+    it once; runs.csv is the same bytes with or without it.
 
     Everything that can be wrong with the inputs (unknown paper or option, unwritable `out`,
     no traces folder, a run the engine cannot take) raises :class:`ReproduceError` before any
@@ -172,6 +175,7 @@ def reproduce(
             options,
             reuse=reuse or render_only,
             render_only=render_only,
+            precondition_cache=precondition_cache,
         )
     except BaseException:
         if created:
@@ -247,6 +251,7 @@ def _reproduce(
     *,
     reuse: bool,
     render_only: bool,
+    precondition_cache: str | os.PathLike[str] | None,
 ) -> dict[str, Any]:
     stored: dict[int, dict[str, Any]] = {}
     if reuse:
@@ -271,7 +276,14 @@ def _reproduce(
     }
     update, close = _progress(ran)
     try:
-        ran = run_points(missing, traces=traces, jobs=jobs, client=client, progress=update)
+        ran = run_points(
+            missing,
+            traces=traces,
+            jobs=jobs,
+            client=client,
+            progress=update,
+            precondition_cache=precondition_cache,
+        )
     finally:
         close()
     fresh = iter(ran)

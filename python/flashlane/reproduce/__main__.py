@@ -1,5 +1,5 @@
 """``python -m flashlane.reproduce PAPER [--quick] [--results [OPTIONS]] [--out DIR] [--jobs N]
-[--traces DIR] [--reuse | --render-only]``."""
+[--traces DIR] [--precondition-cache DIR] [--reuse | --render-only]``."""
 
 from __future__ import annotations
 
@@ -31,9 +31,10 @@ def install_signal_handlers() -> None:
 
 def _paper_of(argv: list[str] | None) -> str | None:
     """The PAPER argument, read before the full parser exists (its options depend on it): the
-    first argument that names a paper, not counting the values of --out, --jobs, --traces."""
+    first argument that names a paper, not counting the values of --out, --jobs, --traces,
+    --precondition-cache."""
     pre = argparse.ArgumentParser(add_help=False)
-    for flag in ("--out", "--jobs", "--traces"):
+    for flag in ("--out", "--jobs", "--traces", "--precondition-cache"):
         pre.add_argument(flag)
     _, rest = pre.parse_known_args(argv)
     return next((a for a in rest if a in PAPERS or a == "all"), None)
@@ -73,6 +74,13 @@ def build_parser(paper: str | None) -> tuple[argparse.ArgumentParser, list[Optio
         "--reuse",
         action="store_true",
         help="do not rerun a point whose summary (same command) an earlier run left in --out",
+    )
+    parser.add_argument(
+        "--precondition-cache",
+        default=None,
+        metavar="DIR",
+        help="keep snapshots of preconditioned drives in DIR and load them in every run of the "
+        "same drive (docs/sweeps.md); runs.csv is the same with or without",
     )
     parser.add_argument(
         "--render-only",
@@ -117,6 +125,20 @@ def run_count(result: dict, out: str) -> str:
     return text
 
 
+def without_cache_option(argv: list[str]) -> list[str]:
+    """`argv` without ``--precondition-cache DIR`` (or ``--precondition-cache=DIR``)."""
+    kept: list[str] = []
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg == "--precondition-cache":
+            skip = True
+        elif not arg.startswith("--precondition-cache="):
+            kept.append(arg)
+    return kept
+
+
 def main(argv: list[str] | None = None) -> int:
     parser, options = build_parser(_paper_of(argv))
     args = parser.parse_args(argv)
@@ -134,9 +156,10 @@ def main(argv: list[str] | None = None) -> int:
         + ("-results" if args.results else "")
         + ("-quick" if args.quick else "")
     )
-    # The command that makes these results: --reuse and --render-only change only what runs.
+    # The command that makes these results: --reuse and --render-only change only what runs,
+    # --precondition-cache only how long it takes.
     given_argv = argv if argv is not None else sys.argv[1:]
-    shown = [a for a in given_argv if a not in ("--reuse", "--render-only")]
+    shown = without_cache_option([a for a in given_argv if a not in ("--reuse", "--render-only")])
     command = " ".join(["flashlane reproduce", *shown])
     install_signal_handlers()
     try:
@@ -151,6 +174,7 @@ def main(argv: list[str] | None = None) -> int:
             options=given,
             reuse=args.reuse,
             render_only=args.render_only,
+            precondition_cache=args.precondition_cache,
         )
     except ReproduceError as e:
         print(f"error: {e}", file=sys.stderr)

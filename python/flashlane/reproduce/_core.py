@@ -15,9 +15,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-#: Summary keys measured on the wall clock: left out of runs.csv so that two runs of the same
-#: set write byte-identical CSVs (they stay in the JSON summaries).
-WALL_CLOCK_KEYS = ("engine.", "precondition.wall_s", "memory.")
+#: Summary keys measured on the wall clock, and the precondition cache's report (which file,
+#: and whether this run wrote or loaded it: it depends on the order the runs took): left out of
+#: runs.csv so that two runs of the same set write byte-identical CSVs, with or without a
+#: cache (they stay in the JSON summaries).
+WALL_CLOCK_KEYS = ("engine.", "precondition.wall_s", "memory.", "precondition.snapshot.")
 
 #: The shipped traces every paper module names; found in the repository's traces/ folder.
 TRACE_PROBE = "tpcc-small.mqsim"
@@ -470,10 +472,12 @@ def run_points(
     jobs: int,
     client: Any = None,
     progress: Progress | None = None,
+    precondition_cache: str | os.PathLike[str] | None = None,
 ) -> list[dict[str, Any]]:
     """Run every point and return the summaries in the order of `points`, through
     :func:`flashlane.sweep.run_points`, the engine ``flashlane.sweep`` uses: a local process
-    pool of `jobs` workers (``jobs=1``: in this process), or the Dask cluster of `client`.
+    pool of `jobs` workers (``jobs=1``: in this process), or the Dask cluster of `client`;
+    `precondition_cache` as there.
     Every point is translated (:func:`engine_point`) and checked before the first run."""
     from flashlane.sweep import run_points as run_engine_points
 
@@ -493,7 +497,11 @@ def run_points(
 
     try:
         results = run_engine_points(
-            engine, client=client, jobs=min(jobs, len(engine)) or 1, point_progress=report
+            engine,
+            client=client,
+            jobs=min(jobs, len(engine)) or 1,
+            point_progress=report,
+            precondition_cache=precondition_cache,
         )
     except ValueError as error:
         # The engine's note names the failing run (its tags: the command to rerun it alone).

@@ -402,15 +402,11 @@ impl Config {
     /// The static allocation order (the host-visible order when allocation is dynamic).
     /// The static map of this config (order and stripe unit).
     pub fn static_map(&self) -> StaticMap {
-        StaticMap::new(&self.geometry, self.static_order())
-            .with_stripe_unit_pages(self.ftl.stripe_unit_pages)
+        self.ftl.static_map(&self.geometry)
     }
 
     pub fn static_order(&self) -> [Level; 4] {
-        match &self.ftl.allocation {
-            AllocationConfig::Static { order } => *order,
-            AllocationConfig::Dynamic {} => self.ftl.host_visible_order,
-        }
+        self.ftl.static_order()
     }
 }
 

@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use super::cmt::{MappingWritebacks, TranslationPagesOnFlash};
 use super::{BlockChoice, PartialPageWrites, UnwrittenReads};
-use crate::geometry::Level;
+use crate::geometry::{Geometry, Level, StaticMap};
 
 /// Page allocation policy for writes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -100,6 +100,22 @@ pub struct FtlConfig {
     /// program waits for that read; `flash.read_modify_write_reads`). ftl/partial_pages.rs.
     #[serde(default, skip_serializing_if = "PartialPageWrites::is_default")]
     pub partial_page_writes: PartialPageWrites,
+}
+
+impl FtlConfig {
+    /// The level order of static placement: the allocation's, or under dynamic allocation
+    /// the order host-side schedulers assume.
+    pub fn static_order(&self) -> [Level; 4] {
+        match &self.allocation {
+            AllocationConfig::Static { order } => *order,
+            AllocationConfig::Dynamic {} => self.host_visible_order,
+        }
+    }
+
+    /// Static placement of logical pages over `geometry`'s planes.
+    pub fn static_map(&self, geometry: &Geometry) -> StaticMap {
+        StaticMap::new(geometry, self.static_order()).with_stripe_unit_pages(self.stripe_unit_pages)
+    }
 }
 
 /// When a garbage-collection victim's block returns to the free pool (`ftl.gc_block_release`).

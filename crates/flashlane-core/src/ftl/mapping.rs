@@ -125,6 +125,27 @@ impl ChunkedTable {
         at
     }
 
+    /// Chunks of [`CHUNK`] values the table is made of.
+    pub(super) fn chunk_count(&self) -> usize {
+        self.chunks.len()
+    }
+
+    /// Chunk `c`'s values, `None` when it is not allocated.
+    pub(super) fn chunk_values(&self, c: usize) -> Option<&[u32]> {
+        self.chunk(c)
+    }
+
+    /// Chunk `c`'s values, allocating it (zeroed) if it is not.
+    pub(super) fn chunk_values_mut(&mut self, c: usize) -> &mut [u32] {
+        if self.chunks[c].block == NO_BLOCK {
+            self.chunks[c] = self.allocate_chunk();
+            self.allocated_chunks += 1;
+        }
+        let at = self.chunks[c];
+        let offset = at.offset as usize;
+        &mut self.blocks[at.block as usize][offset..offset + CHUNK]
+    }
+
     /// Indices of every non-zero value, in order (skips unallocated chunks).
     pub fn nonzero_indices(&self) -> impl Iterator<Item = u64> + '_ {
         (0..self.chunks.len()).flat_map(move |c| {
@@ -162,7 +183,7 @@ impl ChunkedTable {
 /// Logical page -> physical page map. Physical page numbers are stored plus one (0 = unmapped).
 #[derive(Debug)]
 pub struct PageMap {
-    table: ChunkedTable,
+    pub(super) table: ChunkedTable,
     logical_pages: u64,
 }
 

@@ -11,6 +11,7 @@ pub mod partial_pages;
 mod plane;
 mod precondition;
 mod slot_index;
+pub mod snapshot;
 pub mod variation;
 
 use serde::{Deserialize, Serialize};
@@ -24,10 +25,14 @@ pub use partial_pages::{PartialPageWrites, PartialPages};
 pub use plane::{BlockState, Plane, INVALID};
 pub use precondition::{
     precondition, Footprint, FootprintRequests, PreconditionConfig, PreconditionReport,
+    SnapshotReport,
 };
 pub use variation::{
     BlockChoice, SpeedClass, Variation, VariationConfig, VariationCounters, VariationStats,
 };
+
+/// Garbage-collection moves between prefetching a page's map entry and moving it.
+const MOVES_AHEAD: usize = 8;
 
 /// Where a flash operation runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -90,6 +95,8 @@ struct Shadow {
     violations: u64,
 }
 
+/// The drive's state. Every field preconditioning changes is also in its snapshot
+/// (ftl/snapshot.rs, which fails to compile until a new field is placed there).
 pub struct Ftl {
     geometry: Geometry,
     static_map: StaticMap,
@@ -118,6 +125,8 @@ pub struct Ftl {
     gc_max_victims_per_plane: u32,
     write_stall_below_free_blocks: u32,
     gc_separate_write_block: bool,
+    /// Scratch list of a GC victim's valid pages (no allocation per run).
+    gc_moves: Vec<(u32, u32)>,
 }
 
 impl Ftl {
@@ -173,6 +182,7 @@ impl Ftl {
             gc_max_victims_per_plane: config.gc_max_victims_per_plane,
             write_stall_below_free_blocks: config.write_stall_below_free_blocks,
             gc_separate_write_block: config.gc_separate_write_block,
+            gc_moves: Vec::new(),
         }
     }
 
@@ -386,6 +396,14 @@ impl Ftl {
         }
     }
 
+    /// As [`Ftl::prefetch_reverse_entry`], with the block records the overwrite's
+    /// invalidation re-files (see [`Plane::prefetch_invalidation`]).
+    pub fn prefetch_invalidation(&self, (plane, block, page): (u32, u32, u32)) {
+        if let Some(p) = self.planes.get(plane as usize) {
+            p.prefetch_invalidation(block, page);
+        }
+    }
+
     /// Where logical page `lpn` is now, if it is mapped (no counter moves).
     pub fn mapped_target(&self, lpn: u64) -> Option<PhysicalTarget> {
         if lpn >= self.map.logical_pages() {
@@ -563,6 +581,7 @@ impl Ftl {
             let Some(victim) = self.planes[plane as usize].greedy_victim() else {
                 return Ok(()); // nothing reclaimable yet: every full block is entirely valid
             };
+            self.planes[plane as usize].begin_moving(victim);
             self.move_valid_pages(plane, victim, gc_ops)?;
             self.release_block(plane, victim);
             let erase_target = self.target_of(self.ppn_of(plane, victim, 0));
@@ -616,19 +635,24 @@ impl Ftl {
         gc_ops: &mut Vec<GcOp>,
     ) -> Result<(), Error> {
         self.counters.gc_runs += 1;
-        let valid: Vec<(u32, u32)> = {
-            let block = &self.planes[plane as usize].blocks[victim as usize];
-            match &block.reverse {
-                Some(reverse) => reverse
+        // (page in block, logical page) of each valid page, in a buffer kept between runs.
+        let mut valid = std::mem::take(&mut self.gc_moves);
+        valid.clear();
+        if let Some(reverse) = &self.planes[plane as usize].blocks[victim as usize].reverse {
+            valid.extend(
+                reverse
                     .iter()
                     .enumerate()
                     .filter(|(_, lpn)| **lpn != INVALID)
-                    .map(|(page, lpn)| (page as u32, *lpn))
-                    .collect(),
-                None => Vec::new(),
+                    .map(|(page, lpn)| (page as u32, *lpn)),
+            );
+        }
+        for (i, &(page, lpn)) in valid.iter().enumerate() {
+            // Each move updates the map entry of a random logical page: start loading the one
+            // a few moves ahead (a hint; the victim's own pages are in cache already).
+            if let Some(&(_, ahead)) = valid.get(i + MOVES_AHEAD) {
+                self.map.prefetch(ahead as u64);
             }
-        };
-        for (page, lpn) in valid {
             let from = self.ppn_of(plane, victim, page);
             let version = self.shadow.as_ref().map(|s| s.ppn_version[from as usize]);
             let target = if self.gc_separate_write_block {
@@ -644,6 +668,7 @@ impl Ftl {
             self.counters.gc_pages_moved += 1;
             gc_ops.push(GcOp::Copyback { target });
         }
+        self.gc_moves = valid;
         Ok(())
     }
 

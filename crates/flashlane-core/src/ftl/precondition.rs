@@ -1,6 +1,8 @@
 //! Preconditioning: put the drive in a stated state before the trace starts, in bulk (no
 //! event simulation), so a 128 GB drive takes seconds.
 
+use std::collections::VecDeque;
+
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
@@ -112,6 +114,12 @@ impl Footprint {
             .is_some_and(|w| w & (1 << (lpn % 64)) != 0)
     }
 
+    /// The set's bits, 64 logical pages a word (page `lpn` is bit `lpn % 64` of word
+    /// `lpn / 64`).
+    pub fn words(&self) -> &[u64] {
+        &self.words
+    }
+
     /// Distinct logical pages marked.
     pub fn pages(&self) -> u64 {
         self.pages
@@ -143,8 +151,27 @@ pub struct PreconditionReport {
     pub age_rounds: u32,
     /// Write amplification of the last aging round (0 when not aged).
     pub age_final_waf: f64,
-    /// Wall-clock seconds spent preconditioning.
+    /// Wall-clock seconds spent putting the drive in its start state: preconditioning it,
+    /// or reading its snapshot when [`PreconditionReport::snapshot`] says it was loaded.
     pub wall_s: f64,
+    /// The precondition cache's snapshot of this drive, when the run was given a cache.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub snapshot: Option<SnapshotReport>,
+}
+
+/// `precondition.snapshot` in the summary (docs/summary.md): the snapshot a run with a
+/// precondition cache loaded its drive from, or preconditioned and wrote.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct SnapshotReport {
+    /// Hash of everything that shapes the drive's start state, 16 hex digits.
+    pub key: String,
+    /// The snapshot file, in the cache directory, named by the key.
+    pub file: String,
+    /// True: the drive was loaded from the file; false: this run preconditioned it and wrote
+    /// the file.
+    pub loaded: bool,
+    /// Wall-clock seconds spent writing the file (0 when it was loaded).
+    pub write_wall_s: f64,
 }
 
 /// Fill the drive: the footprint first (in logical order), then pages from a seeded random
@@ -191,33 +218,13 @@ pub fn precondition(
         }
     }
     if config.age && written.pages() > 0 {
-        // Random filled pages: by rejection on the bitset when it is dense enough (no extra
-        // memory), else from a list of them.
-        let dense = written.pages() * 4 >= logical;
-        let filled: Vec<u32> = if dense {
-            Vec::new()
-        } else {
-            written.iter().map(|l| l as u32).collect()
-        };
-        let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x4147_494e_4721);
-        let pick = |rng: &mut ChaCha8Rng| -> u64 {
-            if dense {
-                loop {
-                    let lpn = rng.random_range(0..logical);
-                    if written.contains(lpn) {
-                        return lpn;
-                    }
-                }
-            } else {
-                filled[rng.random_range(0..filled.len())] as u64
-            }
-        };
         let round_writes = (written.pages() / 10).max(1);
+        let mut picks = AgingPicks::new(&written, logical, seed);
         let mut last_waf = 0.0;
         for round in 0..config.age_max_rounds {
             let before = ftl.counters();
             for _ in 0..round_writes {
-                let lpn = pick(&mut rng);
+                let lpn = picks.next(ftl);
                 ftl.write(lpn, &no_load, &mut gc_ops)?;
                 gc_ops.clear();
             }
@@ -237,4 +244,134 @@ pub fn precondition(
     ftl.reset_counters();
     report.wall_s = started.elapsed().as_secs_f64();
     Ok(report)
+}
+
+/// Draws ahead of the write that is placed: the filled-page bit of a candidate is tested
+/// [`CANDIDATES_AHEAD`] draws after it was prefetched.
+const CANDIDATES_AHEAD: usize = 8;
+/// Picks ahead of the write that is placed. A pick's map entry is prefetched when it joins
+/// the queue, its old block's record at [`BLOCK_AT`] and, at [`REVERSE_AT`], what the
+/// invalidation touches next (the reverse entry, the block's list neighbours): each load has
+/// had a few writes' time to arrive by the next stage. Longer distances measured slower.
+const PICKS_AHEAD: usize = 16;
+const BLOCK_AT: usize = 8;
+const REVERSE_AT: usize = 3;
+
+/// (plane, block, page in block) of the data a write overwrites.
+type OldPage = (u32, u32, u32);
+
+/// The random filled pages aging overwrites, in the order the seeded stream gives them, drawn
+/// ahead of the writes so that each write's cache misses (the filled-page test, its map
+/// entry, the record, reverse entry and list neighbours of the block holding its data) are
+/// prefetched a few writes before it is placed: aging is a chain of independent random overwrites that
+/// otherwise waits on memory at every step. The picks do not depend on the drive's state, so
+/// drawing them early changes nothing but time; the hints may go stale (an earlier write or
+/// GC moves the page) without effect on results.
+struct AgingPicks<'a> {
+    rng: ChaCha8Rng,
+    written: &'a Footprint,
+    /// Below a quarter of the logical pages filled, picks index this list of them; above, a
+    /// random logical page is drawn until it is a filled one (no extra memory).
+    filled: Vec<u32>,
+    dense: bool,
+    logical: u64,
+    /// Draws not yet tested (dense) or resolved (list), oldest first.
+    candidates: VecDeque<u64>,
+    /// Picks not yet written, oldest first, with their old page once looked up.
+    ahead: VecDeque<(u64, Option<OldPage>)>,
+}
+
+impl<'a> AgingPicks<'a> {
+    fn new(written: &'a Footprint, logical: u64, seed: u64) -> Self {
+        let dense = written.pages() * 4 >= logical;
+        AgingPicks {
+            rng: ChaCha8Rng::seed_from_u64(seed ^ 0x4147_494e_4721),
+            written,
+            filled: if dense {
+                Vec::new()
+            } else {
+                written.iter().map(|l| l as u32).collect()
+            },
+            dense,
+            logical,
+            candidates: VecDeque::with_capacity(CANDIDATES_AHEAD + 1),
+            ahead: VecDeque::with_capacity(PICKS_AHEAD + 1),
+        }
+    }
+
+    /// The next filled page, in the order of the seeded stream.
+    fn draw(&mut self) -> u64 {
+        loop {
+            while self.candidates.len() < CANDIDATES_AHEAD {
+                let candidate = if self.dense {
+                    let lpn = self.rng.random_range(0..self.logical);
+                    self.written.prefetch(lpn);
+                    lpn
+                } else {
+                    let index = self.rng.random_range(0..self.filled.len());
+                    super::slot_index::prefetch(&self.filled[index]);
+                    index as u64
+                };
+                self.candidates.push_back(candidate);
+            }
+            let candidate = self.candidates.pop_front().unwrap_or_default();
+            if !self.dense {
+                return u64::from(self.filled[candidate as usize]);
+            }
+            if self.written.contains(candidate) {
+                return candidate;
+            }
+        }
+    }
+
+    /// The page the next aging write overwrites.
+    fn next(&mut self, ftl: &Ftl) -> u64 {
+        while self.ahead.len() < PICKS_AHEAD {
+            let lpn = self.draw();
+            ftl.prefetch(lpn);
+            self.ahead.push_back((lpn, None));
+        }
+        if let Some((lpn, old)) = self.ahead.get_mut(BLOCK_AT) {
+            *old = ftl.prefetch_overwritten(*lpn);
+        }
+        if let Some((_, Some(old))) = self.ahead.get(REVERSE_AT) {
+            ftl.prefetch_invalidation(*old);
+        }
+        self.ahead.pop_front().map_or(0, |(lpn, _)| lpn)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Drawing ahead gives the very sequence of drawing one pick at a time: by rejection on
+    /// the bitset (dense) and from the list of filled pages (sparse).
+    #[test]
+    fn picks_drawn_ahead_are_the_plain_sequence() {
+        let logical = 10_000u64;
+        for (every, dense) in [(2u64, true), (9, false)] {
+            let mut written = Footprint::new(logical);
+            for lpn in (0..logical).filter(|l| l % every == 1) {
+                written.insert(lpn);
+            }
+            let seed = 7;
+            let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x4147_494e_4721);
+            let filled: Vec<u64> = written.iter().collect();
+            let mut plain = || loop {
+                if !dense {
+                    break filled[rng.random_range(0..filled.len())];
+                }
+                let lpn = rng.random_range(0..logical);
+                if written.contains(lpn) {
+                    break lpn;
+                }
+            };
+            let mut picks = AgingPicks::new(&written, logical, seed);
+            assert_eq!(picks.dense, dense);
+            for _ in 0..5_000 {
+                assert_eq!(picks.draw(), plain());
+            }
+        }
+    }
 }

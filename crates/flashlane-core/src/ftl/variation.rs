@@ -180,17 +180,17 @@ pub struct VariationCounters {
 /// Per-block variation state of the whole device.
 #[derive(Debug)]
 pub struct Variation {
-    config: VariationConfig,
+    pub(super) config: VariationConfig,
     /// Growth rate per block (global block index).
-    growth: Vec<f32>,
+    pub(super) growth: Vec<f32>,
     /// Index of the block's current ISPP step.
-    step: Vec<u8>,
+    pub(super) step: Vec<u8>,
     /// Program latency of each step index, ns.
-    program_ns_by_step: Vec<u32>,
+    pub(super) program_ns_by_step: Vec<u32>,
     /// Median step index at the start of the run (speed classes are relative to it).
-    median_step: u8,
+    pub(super) median_step: u8,
     /// Blocks whose smallest step still exceeded the ECC limit at some point.
-    beyond_ecc: u64,
+    pub(super) beyond_ecc: u64,
     pub(crate) counters: VariationCounters,
 }
 

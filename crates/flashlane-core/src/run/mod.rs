@@ -1,16 +1,16 @@
 //! One simulation run from inputs to summary: the function the CLI and Python both call.
 
+mod drive;
 mod input;
 mod memory;
+mod precondition_cache;
 mod spill;
 
 use std::path::PathBuf;
 use std::time::Instant;
 
 use crate::config::Config;
-use crate::ftl::{
-    precondition, Footprint, FootprintRequests, Ftl, PartialPageWrites, PartialPages,
-};
+use crate::ftl::{Footprint, FootprintRequests, PartialPageWrites, PartialPages};
 use crate::host::HostScheduler;
 use crate::interconnect::Interconnect;
 use crate::sim::{SimOptions, Simulation};
@@ -21,8 +21,10 @@ use crate::stats::{
 use crate::trace::{Op, TraceFormat};
 use crate::Error;
 
+pub use drive::{DriveInputs, VariationInputs};
 pub use input::{AddressPolicy, Arrival, Inputs, Replay, SourceReport, TraceInput};
 pub use memory::{check_parallel_memory, upfront_memory, MemoryEstimate, MAX_UPFRONT_BYTES};
+pub use precondition_cache::FORMAT_VERSION as SNAPSHOT_FORMAT_VERSION;
 
 /// Everything one run needs.
 #[derive(Debug, Clone)]
@@ -38,6 +40,10 @@ pub struct RunSpec {
     pub seed: u64,
     /// Keep shadow versions of every page and count reads that miss the latest write.
     pub check_integrity: bool,
+    /// Directory of drive snapshots (run/precondition_cache.rs): the drive is loaded from
+    /// its snapshot there, or preconditioned and its snapshot written. `None`: preconditioned,
+    /// nothing kept.
+    pub precondition_cache: Option<PathBuf>,
 }
 
 impl RunSpec {
@@ -56,6 +62,7 @@ impl RunSpec {
             max_requests: None,
             seed: 1,
             check_integrity: false,
+            precondition_cache: None,
         }
     }
 
@@ -88,6 +95,18 @@ impl RunSpec {
             )),
             _ if self.traces.len() > u16::MAX as usize => {
                 Err(Error::Config("too many traces in one mix".into()))
+            }
+            _ if self
+                .precondition_cache
+                .as_ref()
+                .is_some_and(|dir| dir.exists() && !dir.is_dir()) =>
+            {
+                Err(Error::Config(format!(
+                    "--precondition-cache {}: not a directory",
+                    self.precondition_cache
+                        .as_ref()
+                        .map_or(String::new(), |d| d.display().to_string())
+                )))
             }
             _ => Ok(()),
         }
@@ -239,16 +258,8 @@ fn run_checked(
 ) -> Result<Summary, Error> {
     spec.validate()?;
     let config = &spec.config;
-    let static_map = config.static_map();
-    let mut ftl = Ftl::new(
-        &config.geometry,
-        &config.ftl,
-        static_map,
-        spec.check_integrity,
-    );
-    if config.variation.enabled {
-        ftl.enable_variation(&config.variation, config.timing.page_program_ns, spec.seed)?;
-    }
+    let drive = DriveInputs::of(config, spec.seed, spec.check_integrity);
+    let mut ftl = drive.build()?;
     let logical_bytes = ftl.logical_pages() * config.geometry.page_bytes as u64;
     let (footprint, total_records, rewound, partial_sectors) =
         if config.precondition.write_trace_footprint {
@@ -262,12 +273,12 @@ fn run_checked(
         } else {
             (None, None, None, Vec::new())
         };
-    let precondition_report = precondition(
-        &mut ftl,
-        &config.precondition,
-        footprint.as_ref(),
-        spec.seed,
-    )?;
+    let precondition_report = match &spec.precondition_cache {
+        Some(dir) => {
+            precondition_cache::precondition_cached(dir, &drive, &mut ftl, footprint.as_ref())?
+        }
+        None => drive.precondition(&mut ftl, footprint.as_ref())?,
+    };
     drop(footprint);
     ftl.start_block_choice();
 
