@@ -48,6 +48,7 @@ Options:
   --precondition-cache DIR
                    keep snapshots of preconditioned drives in DIR and load them in every run
                    of the same drive (docs/sweeps.md); runs.csv is the same with or without
+                   (default: a temporary folder, removed when the call ends)
   --reuse          do not rerun a point whose summary (same command) an earlier run left in
                    --out
   --render-only    run nothing: rewrite the tables (or figures) from the summaries in --out

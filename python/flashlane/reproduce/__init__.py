@@ -128,7 +128,8 @@ def reproduce(
     workers must see the traces folder at the same path). The results do not depend on where
     the runs go. `precondition_cache`: a directory of drive snapshots
     (:func:`flashlane.sweep.run_points`): runs that share a preconditioned drive precondition
-    it once; runs.csv is the same bytes with or without it.
+    it once; runs.csv is the same bytes with or without it. Without one, on the local pool,
+    the snapshots go to a temporary folder removed when the call ends.
 
     Everything that can be wrong with the inputs (unknown paper or option, unwritable `out`,
     no traces folder, a run the engine cannot take) raises :class:`ReproduceError` before any
@@ -160,6 +161,13 @@ def reproduce(
         + (" --quick" if quick else "")
         + f" --out {out}"
     )
+    # Runs of one drive (a paper's schemes on one workload, a map's loads) precondition it
+    # once: without a cache of the caller's, a scratch one for this call on the local pool (a
+    # Dask cluster's workers may not see this machine's temporary folder).
+    scratch = None
+    if precondition_cache is None and client is None:
+        scratch = tempfile.mkdtemp(prefix="flashlane-precondition-")
+        precondition_cache = scratch
     try:
         return _reproduce(
             names,
@@ -181,6 +189,9 @@ def reproduce(
         if created:
             shutil.rmtree(out_dir, ignore_errors=True)
         raise
+    finally:
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
 
 
 def _check_options(

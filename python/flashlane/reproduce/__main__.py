@@ -80,7 +80,8 @@ def build_parser(paper: str | None) -> tuple[argparse.ArgumentParser, list[Optio
         default=None,
         metavar="DIR",
         help="keep snapshots of preconditioned drives in DIR and load them in every run of the "
-        "same drive (docs/sweeps.md); runs.csv is the same with or without",
+        "same drive (docs/sweeps.md); runs.csv is the same with or without (default: a "
+        "temporary folder, removed when the call ends)",
     )
     parser.add_argument(
         "--render-only",
