@@ -2,6 +2,7 @@
 
 mod input;
 mod memory;
+mod pacing;
 mod spill;
 
 use std::path::PathBuf;
@@ -23,6 +24,7 @@ use crate::Error;
 
 pub use input::{AddressPolicy, Arrival, Inputs, Replay, SourceReport, TraceInput};
 pub use memory::{check_parallel_memory, upfront_memory, MemoryEstimate, MAX_UPFRONT_BYTES};
+pub use pacing::Pacing;
 
 /// Everything one run needs.
 #[derive(Debug, Clone)]
@@ -73,24 +75,11 @@ impl RunSpec {
         self.config.validate().map_err(Error::Config)?;
         // Before anything is allocated.
         memory::check_memory(self)?;
-        match self.replay {
-            Replay::OpenLoop { time_scale }
-                if !(time_scale > 0.0 && time_scale <= input::MAX_TIME_SCALE) =>
-            {
-                Err(Error::Config(format!(
-                    "--time-scale {time_scale}: must be a positive number of at most {} \
-                     (arrival times stay below 2^60 ns)",
-                    input::MAX_TIME_SCALE
-                )))
-            }
-            Replay::ClosedLoop { outstanding: 0 } => Err(Error::Config(
-                "--closed-loop 0: at least one request must be outstanding".into(),
-            )),
-            _ if self.traces.len() > u16::MAX as usize => {
-                Err(Error::Config("too many traces in one mix".into()))
-            }
-            _ => Ok(()),
+        self.replay.validate()?;
+        if self.traces.len() > u16::MAX as usize {
+            return Err(Error::Config("too many traces in one mix".into()));
         }
+        Ok(())
     }
 }
 
