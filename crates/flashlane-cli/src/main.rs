@@ -60,6 +60,10 @@ struct RunArgs {
     /// Write the JSON summary to this file (`-`: standard output).
     #[arg(long, help_heading = "Outputs")]
     json: Option<PathBuf>,
+    /// Write the order in which the host scheduler handed requests to the device, as CSV
+    /// (`command,seq,op,offset_bytes,size_bytes,dispatched_ns`; docs/summary.md).
+    #[arg(long, value_name = "FILE", help_heading = "Outputs")]
+    dispatch_log: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {
@@ -123,19 +127,24 @@ fn execute(cli: Cli) -> Result<(), Error> {
 
 fn run(args: RunArgs) -> Result<(), Error> {
     let started = std::time::Instant::now();
-    output::check_all_writable([args.json.as_deref()])?;
+    let outputs = [args.json.as_deref(), args.dispatch_log.as_deref()];
+    output::check_all_writable(outputs)?;
     let spec = args.workload.spec(args.device.config(&[])?)?;
     let mut display = progress::ProgressDisplay::new();
-    let summary = flashlane_core::run_with_progress(&spec, &mut |p| display.update(p));
+    let result = if args.dispatch_log.is_some() {
+        flashlane_core::run_with_dispatch_log(&spec, &mut |p| display.update(p))
+            .map(|(summary, log)| (summary, Some(log)))
+    } else {
+        flashlane_core::run_with_progress(&spec, &mut |p| display.update(p))
+            .map(|summary| (summary, None))
+    };
     display.finish();
-    let summary = summary?;
+    let (summary, log) = result?;
     let whole_run_s = started.elapsed().as_secs_f64();
-    output::print_report(
-        &output::render_text(&summary, whole_run_s),
-        [args.json.as_deref()],
-    );
-    if let Some(path) = &args.json {
-        output::write_json(path, &summary)?;
-    }
-    Ok(())
+    output::print_report(&output::render_text(&summary, whole_run_s), outputs);
+    output::write_summary_outputs(
+        args.json.as_deref(),
+        &summary,
+        args.dispatch_log.as_deref().zip(log.as_ref()),
+    )
 }

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
-use flashlane_core::stats::{LatencyStats, Summary};
+use flashlane_core::stats::{DispatchLog, LatencyStats, Summary};
 use flashlane_core::Error;
 
 /// Temporaries that exist now. Held while a temporary is created or renamed, and by the
@@ -409,6 +409,33 @@ pub fn json_text<T: serde::Serialize>(path: &Path, value: &T) -> Result<String, 
 /// Write `value` as pretty JSON to `path` (see [`write_all_or_none`]).
 pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<(), Error> {
     write_atomic(path, json_text(path, value)?.as_bytes())
+}
+
+/// Write a run's JSON summary and its dispatch log (each if asked for) as one unit (see
+/// [`write_all_or_none`]).
+pub fn write_summary_outputs<T: serde::Serialize>(
+    json: Option<&Path>,
+    summary: &T,
+    dispatch_log: Option<(&Path, &DispatchLog)>,
+) -> Result<(), Error> {
+    let text = match json {
+        Some(path) => Some((path, json_text(path, summary)?)),
+        None => None,
+    };
+    let mut outputs: Vec<(&Path, Fill<'_>)> = Vec::new();
+    if let Some((path, text)) = &text {
+        outputs.push((path, Box::new(bytes_fill(path, text.as_bytes()))));
+    }
+    if let Some((path, log)) = dispatch_log {
+        outputs.push((
+            path,
+            Box::new(move |out: &mut dyn Write| {
+                log.write_csv(out)
+                    .map_err(|e| output_error(path, e.to_string()))
+            }),
+        ));
+    }
+    write_all_or_none(outputs)
 }
 
 /// Fail now, before any simulation, if `path` cannot be written later: it names a directory,

@@ -16,8 +16,8 @@ use crate::host::HostScheduler;
 use crate::interconnect::Interconnect;
 use crate::sim::{SimOptions, Simulation};
 use crate::stats::{
-    energy_stats, warnings, EngineStats, MemoryStats, NamedReport, RunOptions, SourceSummary,
-    Summary, TraceSummary, WarningInputs, SCHEMA_VERSION,
+    energy_stats, warnings, DispatchLog, EngineStats, MemoryStats, NamedReport, RunOptions,
+    SourceSummary, Summary, TraceSummary, WarningInputs, SCHEMA_VERSION,
 };
 use crate::trace::{Op, TraceFormat};
 use crate::Error;
@@ -199,7 +199,17 @@ pub fn run_with_progress(
     spec: &RunSpec,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Summary, Error> {
-    run_checked(spec, progress, &|| false, false)
+    run_checked(spec, progress, &|| false, false, false).map(|(summary, _)| summary)
+}
+
+/// As [`run_with_progress`], also keeping the order in which the host scheduler handed
+/// requests to the device (`flashlane run --dispatch-log`).
+pub fn run_with_dispatch_log(
+    spec: &RunSpec,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<(Summary, DispatchLog), Error> {
+    let (summary, log) = run_checked(spec, progress, &|| false, false, true)?;
+    Ok((summary, log.unwrap_or_default()))
 }
 
 /// As [`run_with_progress`], asking `interrupted` now and then during the simulation (every
@@ -210,14 +220,14 @@ pub fn run_interruptible(
     progress: &mut dyn FnMut(Progress),
     interrupted: &dyn Fn() -> bool,
 ) -> Result<Summary, Error> {
-    run_checked(spec, progress, interrupted, false)
+    run_checked(spec, progress, interrupted, false, false).map(|(summary, _)| summary)
 }
 
 /// Test hook: run with a write buffer that forgets rewrites of pages being flushed, so
 /// `--check-integrity` must count violations (shows the check can fail).
 #[doc(hidden)]
 pub fn run_losing_buffer_rewrites_for_test(spec: &RunSpec) -> Result<Summary, Error> {
-    run_checked(spec, &mut |_: Progress| {}, &|| false, true)
+    run_checked(spec, &mut |_: Progress| {}, &|| false, true, false).map(|(summary, _)| summary)
 }
 
 fn run_checked(
@@ -225,7 +235,8 @@ fn run_checked(
     progress: &mut dyn FnMut(Progress),
     interrupted: &dyn Fn() -> bool,
     lose_buffer_rewrites: bool,
-) -> Result<Summary, Error> {
+    dispatch_log: bool,
+) -> Result<(Summary, Option<DispatchLog>), Error> {
     spec.validate()?;
     let config = &spec.config;
     let static_map = config.static_map();
@@ -272,6 +283,7 @@ fn run_checked(
             max_requests: spec.max_requests,
             replay: spec.replay,
             sources: spec.traces.len(),
+            dispatch_log,
         },
     );
     if lose_buffer_rewrites {
@@ -296,6 +308,7 @@ fn run_checked(
     })?;
     let wall_s = started.elapsed().as_secs_f64();
     let results = sim.results();
+    let dispatch_log = sim.take_dispatch_log();
     let reports = inputs.reports();
     let sources: Vec<SourceSummary> = reports
         .iter()
@@ -328,7 +341,7 @@ fn run_checked(
         results.sim_time_ns,
         results.requests.completed,
     );
-    Ok(Summary {
+    let summary = Summary {
         schema_version: SCHEMA_VERSION,
         seed: spec.seed,
         config: config.clone(),
@@ -387,7 +400,8 @@ fn run_checked(
                 0.0
             },
         },
-    })
+    };
+    Ok((summary, dispatch_log))
 }
 
 /// Run one simulation without progress reports.

@@ -220,6 +220,9 @@ impl Simulation {
             if self.pop_buffer.is_empty() {
                 break;
             }
+            if self.recorder.logs_dispatches() {
+                self.log_command(now);
+            }
             let slot = match self.free_slots.pop() {
                 Some(s) => s,
                 None => {
@@ -244,6 +247,19 @@ impl Simulation {
             }
         }
         Ok(())
+    }
+
+    /// Keep the command just popped in the dispatch log (`--dispatch-log`; off the hot path).
+    #[cold]
+    #[inline(never)]
+    fn log_command(&mut self, now: u64) {
+        let requests = &self.requests;
+        self.recorder.command_dispatched(
+            now,
+            self.pop_buffer
+                .iter()
+                .map(|&id| &requests[id as usize].host),
+        );
     }
 
     /// SSDsim's hand-over rules: may waiting requests go to the device in a pass now?

@@ -109,6 +109,8 @@ pub struct SimOptions {
     pub replay: Replay,
     /// Number of traces mixed (per-source statistics are kept for each).
     pub sources: usize,
+    /// Keep the order in which requests are handed to the device (`--dispatch-log`).
+    pub dispatch_log: bool,
 }
 
 /// SSDsim's platform rules (each off by default; docs/models/ssd-model.md, "SSDsim's platform
@@ -252,13 +254,16 @@ impl Simulation {
         let dies = g.dies() as usize;
         let logical_bytes = ftl.logical_pages() * u64::from(g.page_bytes);
         let pacing = Pacing::new(options.replay, options.max_requests);
-        let recorder = SimRecorder::new(
+        let mut recorder = SimRecorder::new(
             chips,
             dies,
             options.sources,
             options.warmup_requests,
             u64::from(config.host.queue_length_requests),
         );
+        if options.dispatch_log {
+            recorder.enable_dispatch_log();
+        }
         let idle_txn = Transaction {
             kind: TxnKind::Read,
             request: NO_REQUEST,
@@ -479,6 +484,12 @@ impl Simulation {
         if let Some(b) = &mut self.buffer {
             b.buffer.lose_rewrites_for_test();
         }
+    }
+
+    /// The order in which requests were handed to the device (None unless
+    /// `SimOptions::dispatch_log`).
+    pub fn take_dispatch_log(&mut self) -> Option<crate::stats::DispatchLog> {
+        self.recorder.take_dispatch_log()
     }
 
     /// Gather the results.
