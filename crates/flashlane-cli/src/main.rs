@@ -5,6 +5,7 @@ mod compare;
 mod gen;
 mod output;
 mod progress;
+mod real;
 mod reproduce;
 mod signals;
 mod trace_cmd;
@@ -46,6 +47,9 @@ enum Command {
     Gen(gen::GenArgs),
     /// Trace tools: workload statistics and layout conversion.
     Trace(trace_cmd::TraceArgs),
+    /// Replay a trace onto a real file or block device through the simulator's host
+    /// schedulers (io_uring, O_DIRECT) and print the same summary (docs/real-drive.md).
+    Replay(real::ReplayArgs),
     /// Redraw a paper's figures beside its claims: runs, runs.csv, PNG/SVG and report.html
     /// (forwards to `python3 -m flashlane.reproduce`; PAPER: piq, pass, vios, sos, venice, all).
     Reproduce(reproduce::ReproduceArgs),
@@ -116,6 +120,7 @@ fn execute(cli: Cli) -> Result<(), Error> {
             Ok(())
         }
         Command::Run(args) => run(args),
+        Command::Replay(args) => real::replay(args),
         Command::Compare(args) => compare::compare(args),
         Command::Sweep(args) => compare::sweep(args),
         Command::Gen(args) => gen::run(args),
