@@ -50,6 +50,10 @@ enum Command {
     /// Replay a trace onto a real file or block device through the simulator's host
     /// schedulers (io_uring, O_DIRECT) and print the same summary (docs/real-drive.md).
     Replay(real::ReplayArgs),
+    /// Measure a drive's curves (PASS's Figs. 1-3: throughput against outstanding requests per
+    /// region, sequential vs random, read/write interference) as JSON for
+    /// device.region_contention.probe_path, and a figure (docs/real-drive.md).
+    Probe(real::ProbeArgs),
     /// Redraw a paper's figures beside its claims: runs, runs.csv, PNG/SVG and report.html
     /// (forwards to `python3 -m flashlane.reproduce`; PAPER: piq, pass, vios, sos, venice, all).
     Reproduce(reproduce::ReproduceArgs),
@@ -121,6 +125,7 @@ fn execute(cli: Cli) -> Result<(), Error> {
         }
         Command::Run(args) => run(args),
         Command::Replay(args) => real::replay(args),
+        Command::Probe(args) => real::probe(args),
         Command::Compare(args) => compare::compare(args),
         Command::Sweep(args) => compare::sweep(args),
         Command::Gen(args) => gen::run(args),

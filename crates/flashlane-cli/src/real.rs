@@ -274,3 +274,170 @@ pub fn render_replay(s: &flashlane_real::ReplaySummary) -> String {
     }
     out
 }
+
+#[derive(Args)]
+pub struct ProbeArgs {
+    #[command(flatten)]
+    target: TargetArgs,
+    /// Measured time of each point, ms (after a warm-up of a fifth of it).
+    #[arg(long, default_value_t = 250, help_heading = "Points")]
+    point_ms: u64,
+    /// Request size of the parallelism and interference curves, bytes.
+    #[arg(long, default_value_t = 4096, help_heading = "Points")]
+    block_bytes: u64,
+    /// Outstanding requests of the parallelism curves (increasing).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "1,2,4,8,16,32,64",
+        help_heading = "Points"
+    )]
+    outstanding: Vec<u32>,
+    /// Region sizes of the parallelism curves, bytes [default: the target's size / 16, 8, 4,
+    /// 2 and 1].
+    #[arg(long, value_delimiter = ',', help_heading = "Points")]
+    region_bytes: Vec<u64>,
+    /// Request sizes of the sequential / random curves, bytes.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "4096,8192,16384,32768,65536,131072,262144",
+        help_heading = "Points"
+    )]
+    request_bytes: Vec<u64>,
+    /// Shares of the second kind of request in the interference curves, percent.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "0,10,25,50,75,90,100",
+        help_heading = "Points"
+    )]
+    mix_percent: Vec<u32>,
+    /// Seed of the random addresses and mixes.
+    #[arg(long, default_value_t = 1, help_heading = "Points")]
+    seed: u64,
+    /// Write the curves as JSON (what device.region_contention.probe_path reads).
+    #[arg(long, help_heading = "Outputs")]
+    json: PathBuf,
+    /// Write the figure (SVG, three panels after PASS's Figs. 1-3).
+    #[arg(long, help_heading = "Outputs")]
+    svg: Option<PathBuf>,
+}
+
+#[cfg(target_os = "linux")]
+pub fn probe(args: ProbeArgs) -> Result<(), Error> {
+    use flashlane_real::ProbeSpec;
+    let outputs = [Some(args.json.as_path()), args.svg.as_deref()];
+    output::check_all_writable(outputs)?;
+    let mut spec = ProbeSpec::new(args.target.options());
+    spec.size_bytes = args.target.size_bytes;
+    spec.point_ms = args.point_ms;
+    spec.block_bytes = args.block_bytes;
+    spec.outstanding_requests = args.outstanding;
+    spec.region_bytes = args.region_bytes;
+    spec.request_bytes = args.request_bytes;
+    spec.mix_percent = args.mix_percent;
+    spec.seed = args.seed;
+    let mut created = None;
+    let mut lines = Lines::new();
+    let result = flashlane_real::probe(
+        &spec,
+        &mut |path| {
+            output::remove_on_signal(path);
+            created = Some(path.to_path_buf());
+        },
+        &mut |done, total| lines.say(|| format!("probing: {done} of {total} points")),
+    );
+    if let Some(path) = &created {
+        output::forget_on_signal(path);
+    }
+    let report = result?;
+    output::print_report(&render_probe(&report), outputs);
+    let json = output::json_text(&args.json, &report)?;
+    let svg = flashlane_real::figure::svg(&report);
+    let mut files: Vec<(&std::path::Path, output::Fill<'_>)> = vec![(
+        &args.json,
+        Box::new(output::bytes_fill(&args.json, json.as_bytes())),
+    )];
+    if let Some(path) = &args.svg {
+        files.push((path, Box::new(output::bytes_fill(path, svg.as_bytes()))));
+    }
+    output::write_all_or_none(files)
+}
+
+#[cfg(not(target_os = "linux"))]
+pub fn probe(_args: ProbeArgs) -> Result<(), Error> {
+    Err(Error::Config(
+        "flashlane probe needs Linux (io_uring with O_DIRECT)".into(),
+    ))
+}
+
+/// The text of a probe: the parallelism curves in full (the simulator's input), the others
+/// in brief.
+#[cfg(target_os = "linux")]
+fn render_probe(r: &flashlane_real::ProbeReport) -> String {
+    let mut out = String::new();
+    let path = r.target["path"].as_str().unwrap_or("?");
+    let _ = writeln!(
+        out,
+        "flashlane probe: {path} ({} bytes; {} ms per point) in {:.1} s",
+        r.target["size_bytes"], r.settings.point_ms, r.wall_s
+    );
+    let ks: Vec<String> = r
+        .settings
+        .outstanding_requests
+        .iter()
+        .map(|k| format!("{k:>7}"))
+        .collect();
+    let _ = writeln!(
+        out,
+        "parallelism, MiB/s of random {} B requests by outstanding requests:",
+        r.settings.block_bytes
+    );
+    let _ = writeln!(
+        out,
+        "  {:<6} {:>12} {}  peak  factor at the last",
+        "op",
+        "region",
+        ks.join("")
+    );
+    for c in &r.parallelism {
+        let xs: Vec<String> = c
+            .points
+            .iter()
+            .map(|p| format!("{:>7.1}", p.mib_per_s))
+            .collect();
+        let _ = writeln!(
+            out,
+            "  {:<6} {:>12} {}  {:>4}  {:.2}",
+            c.operation.name(),
+            mib(c.region_bytes),
+            xs.join(""),
+            c.peak_outstanding_requests,
+            c.service_time_factor.last().copied().unwrap_or(1.0)
+        );
+    }
+    for c in &r.sizes {
+        let xs: Vec<String> = c
+            .points
+            .iter()
+            .map(|p| format!("{} KiB {:.1}", p.request_bytes / 1024, p.measured.mib_per_s))
+            .collect();
+        let _ = writeln!(
+            out,
+            "sizes, {} {} (MiB/s): {}",
+            c.pattern,
+            c.operation.name(),
+            xs.join(", ")
+        );
+    }
+    for c in &r.interference {
+        let xs: Vec<String> = c
+            .points
+            .iter()
+            .map(|p| format!("{} % {:.1}", p.second_percent, p.measured.mib_per_s))
+            .collect();
+        let _ = writeln!(out, "interference, {} (MiB/s): {}", c.mix, xs.join(", "));
+    }
+    out
+}

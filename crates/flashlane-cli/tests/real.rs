@@ -487,3 +487,118 @@ fn a_mounted_block_device_is_refused() {
         assert!(err.contains("mounted"), "{err}");
     }
 }
+
+/// A small probe: its JSON has the curves of PASS's Figs. 1-3 and is what the simulator's
+/// drive behaviour takes (`device.region_contention.probe_path`); its figure has three panels.
+/// A reads-only probe of the kept file measures reads only and leaves it byte-identical; a
+/// probe that would write an existing file is refused.
+#[test]
+fn a_probe_feeds_the_simulator_and_reads_only_never_writes() {
+    require_io_uring!("a_probe_feeds_the_simulator_and_reads_only_never_writes");
+    let dir = Scratch::new("probe");
+    let target = dir.join("drive.img");
+    let (json_path, svg) = (dir.join("probe.json"), dir.join("probe.svg"));
+    let probe = |extra: &[&str], json_path: &Path| {
+        let mut cmd = flashlane();
+        cmd.arg("probe")
+            .arg("--target")
+            .arg(&target)
+            .args(["--point-ms", "5", "--outstanding", "1,4"])
+            .args([
+                "--region-bytes",
+                "1048576,2097152",
+                "--request-bytes",
+                "4096,8192",
+            ])
+            .args(["--mix-percent", "0,50", "--json"])
+            .arg(json_path)
+            .args(extra);
+        cmd.output().unwrap()
+    };
+    let out = probe(
+        &[
+            "--size-bytes",
+            "4194304",
+            "--keep",
+            "--svg",
+            svg.to_str().unwrap(),
+        ],
+        &json_path,
+    );
+    ok(&out, "probe");
+    let p = json(&json_path);
+    assert_eq!(p["schema_version"], 1);
+    assert_eq!(p["target"]["kind"], "real");
+    assert_eq!(
+        p["parallelism"].as_array().unwrap().len(),
+        4,
+        "2 regions x read, write"
+    );
+    assert_eq!(
+        p["sizes"].as_array().unwrap().len(),
+        4,
+        "sequential, random x read, write"
+    );
+    assert_eq!(p["interference"].as_array().unwrap().len(), 3);
+    let curve = &p["parallelism"][0];
+    assert_eq!(curve["operation"], "read");
+    assert_eq!(curve["points"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        curve["service_time_factor"][0], 1.0,
+        "at or before the peak"
+    );
+    let figure = std::fs::read_to_string(&svg).unwrap();
+    assert!(figure.starts_with("<svg") && figure.matches("Fig. ").count() == 3);
+
+    // The simulator takes the measured curve.
+    let summary = dir.join("run.json");
+    write_trace(&dir.join("t.mqsim"), &mixed_trace(50));
+    let out = flashlane()
+        .args(["run", "--preset", "pass-ssd1", "--trace"])
+        .arg(dir.join("t.mqsim"))
+        .args([
+            "--set",
+            "device.region_contention.region_bytes=1048576",
+            "--set",
+        ])
+        .arg(format!(
+            "device.region_contention.probe_path={}",
+            json_path.display()
+        ))
+        .arg("--json")
+        .arg(&summary)
+        .output()
+        .unwrap();
+    ok(&out, "run with the probe's curve");
+    let contention = &json(&summary)["config"]["device"]["region_contention"];
+    assert_eq!(
+        contention["outstanding_requests"],
+        serde_json::json!([1, 4])
+    );
+    assert_eq!(
+        contention["service_time_factor"],
+        curve["service_time_factor"]
+    );
+
+    // Reads only: the kept file is read, never written.
+    let before = fingerprint(&target);
+    let reads = dir.join("reads.json");
+    ok(&probe(&["--reads-only"], &reads), "probe --reads-only");
+    assert!(
+        fingerprint(&target) == before,
+        "a reads-only probe changed the target"
+    );
+    let r = json(&reads);
+    assert!(r["parallelism"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|c| c["operation"] == "read"));
+    assert_eq!(r["interference"].as_array().unwrap().len(), 0);
+    // Writing it needs --allow-writes.
+    let out = probe(&[], &dir.join("refused.json"));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--allow-writes"));
+    assert!(fingerprint(&target) == before);
+    assert!(!dir.join("refused.json").exists());
+}

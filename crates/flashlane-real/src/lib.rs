@@ -13,12 +13,15 @@
 
 #![cfg(target_os = "linux")]
 
+pub mod figure;
+pub mod probe;
 pub mod replay;
 pub mod summary;
 pub mod target;
 pub mod uring;
 pub mod verify;
 
+pub use probe::{probe, ProbeReport, ProbeSpec};
 pub use replay::{replay, Callbacks, ReplayProgress, ReplaySpec};
 pub use summary::ReplaySummary;
 pub use target::TargetOptions;

@@ -352,7 +352,7 @@ pub fn replay(
 }
 
 /// Refuse a fill the filesystem has no room for (before anything is created).
-fn check_free_space(path: &Path, bytes: u64) -> Result<(), Error> {
+pub(crate) fn check_free_space(path: &Path, bytes: u64) -> Result<(), Error> {
     use std::os::unix::ffi::OsStrExt;
     let dir = path
         .parent()
@@ -367,12 +367,12 @@ fn check_free_space(path: &Path, bytes: u64) -> Result<(), Error> {
         return Ok(());
     }
     let free = st.f_bavail as u64 * st.f_frsize as u64;
-    // Keep a margin: the trace's own writes and the filesystem's metadata need room too.
+    // Keep a margin: the run's own writes and the filesystem's metadata need room too.
     if bytes.saturating_add(bytes / 10) > free {
         return Err(Error::Target(format!(
-            "{}: the trace reads {bytes} bytes that must be written first, and {} has {free} \
-             bytes free (try --remap-addresses to pack the trace's footprint, or \
-             --max-requests)",
+            "{}: flashlane would first write {bytes} bytes into a new file there, and {} has \
+             {free} bytes free (a replay: --remap-addresses packs the trace's footprint, \
+             --max-requests shortens it; a probe: --size-bytes)",
             path.display(),
             dir.display()
         )));
