@@ -191,6 +191,11 @@ pub fn render_replay(s: &flashlane_real::ReplaySummary) -> String {
         d.direct_io_alignment_bytes,
         d.kernel_scheduler.as_deref().unwrap_or("unknown")
     );
+    for source in &s.sources {
+        if let Some(label) = &source.input.label {
+            let _ = writeln!(out, "  workload {}: {label}", source.input.path);
+        }
+    }
     if let Some(l) = &s.device.assumed_chip_layout {
         let _ = writeln!(
             out,
