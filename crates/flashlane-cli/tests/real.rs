@@ -602,3 +602,48 @@ fn a_probe_feeds_the_simulator_and_reads_only_never_writes() {
     assert!(fingerprint(&target) == before);
     assert!(!dir.join("refused.json").exists());
 }
+
+/// A signal during a replay removes the file it created (and exits with 128 + the signal);
+/// with --keep the file stays.
+#[test]
+fn a_signal_removes_the_created_target() {
+    require_io_uring!("a_signal_removes_the_created_target");
+    let dir = Scratch::new("signal");
+    let spec = dir.join("long.toml");
+    // Far more than the test waits for: it is stopped once the file exists.
+    std::fs::write(
+        &spec,
+        "requests = 2000000\nread_fraction = 0.5\n[arrival]\nkind = \"closed_loop\"\n\
+         queue_depth_requests = 1\n[size]\nkind = \"uniform\"\nmin_bytes = 4096\n\
+         max_bytes = 4096\nalign_bytes = 4096\n[address]\nkind = \"uniform\"\n\
+         span_bytes = 1048576\nalign_bytes = 4096\n",
+    )
+    .unwrap();
+    for keep in [false, true] {
+        let target = dir.join(&format!("target-{keep}"));
+        let mut cmd = flashlane();
+        cmd.args(["replay", "--preset", "mqsim-ssd", "--synthetic"])
+            .arg(&spec)
+            .arg("--target")
+            .arg(&target)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
+        if keep {
+            cmd.arg("--keep");
+        }
+        let mut child = cmd.spawn().unwrap();
+        // The survey reads the whole workload first; then the file is created.
+        let mut waited = 0;
+        while !target.exists() {
+            assert!(waited < 6000, "no target file appeared");
+            assert!(child.try_wait().unwrap().is_none(), "replay ended early");
+            std::thread::sleep(std::time::Duration::from_millis(10));
+            waited += 1;
+        }
+        // SAFETY: kill(2) on our own child's pid.
+        assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(130));
+        assert_eq!(target.exists(), keep, "--keep {keep}");
+    }
+}
