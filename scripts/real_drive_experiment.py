@@ -366,10 +366,6 @@ def med(s: dict, digits: int = 0) -> str:
     return f"{s['median']:.{digits}f} ({s['min']:.{digits}f}-{s['max']:.{digits}f})"
 
 
-def rng(s: dict, digits: int = 0) -> str:
-    return f"{s['mean']:.{digits}f} ({s['min']:.{digits}f}-{s['max']:.{digits}f})"
-
-
 def print_tables(results: dict) -> None:
     if "fio" in results:
         print(
@@ -393,8 +389,8 @@ def print_tables(results: dict) -> None:
         print("|---|---|---|---|---|---|---|---|")
         for r in results["schedulers"]:
             print(
-                f"| {r['trace']} | {r['scheduler']} | {rng(r['real_iops'])} | "
-                f"{rng(r['real_mean_us'], 1)} | {r['real_p99_us']['mean']:.0f} | "
+                f"| {r['trace']} | {r['scheduler']} | {med(r['real_iops'])} | "
+                f"{med(r['real_mean_us'], 1)} | {r['real_p99_us']['median']:.0f} | "
                 f"{r['sim_iops']:.0f} | {r['sim_mean_us']:.1f} | {r['sim_p99_us']:.0f} |"
             )
         print()
@@ -407,8 +403,8 @@ def print_tables(results: dict) -> None:
         for label, _, _ in TRACE_RUNS:
             p, n, d = by[(label, "pass")], by[(label, "noop")], by[(label, "deadline")]
             print(
-                f"| {label} | {pct(p['real_iops']['mean'], n['real_iops']['mean'])} | "
-                f"{pct(p['real_iops']['mean'], d['real_iops']['mean'])} | "
+                f"| {label} | {pct(p['real_iops']['median'], n['real_iops']['median'])} | "
+                f"{pct(p['real_iops']['median'], d['real_iops']['median'])} | "
                 f"{pct(p['sim_iops'], n['sim_iops'])} | {pct(p['sim_iops'], d['sim_iops'])} |"
             )
         print()
@@ -420,9 +416,10 @@ def print_tables(results: dict) -> None:
         print("|---|---|---|---|---|---|---|---|")
         for r in results["open_loop"]:
             print(
-                f"| {r['scheduler']} | {rng(r['real_mean_us'], 1)} | "
-                f"{r['real_p99_us']['mean']:.0f} | {r['real_host_queue_us']['mean']:.1f} / "
-                f"{r['real_device_us']['mean']:.1f} | {r['arrival_lag_mean_us']['mean']:.1f} / "
+                f"| {r['scheduler']} | {med(r['real_mean_us'], 1)} | "
+                f"{r['real_p99_us']['median']:.0f} | {r['real_host_queue_us']['median']:.1f} / "
+                f"{r['real_device_us']['median']:.1f} | "
+                f"{r['arrival_lag_mean_us']['median']:.1f} / "
                 f"{r['arrival_lag_max_us']['max']:.0f} | {r['sim_mean_us']:.1f} | "
                 f"{r['sim_p99_us']:.0f} | {r['sim_host_queue_us']:.1f} / "
                 f"{r['sim_device_us']:.1f} |"
