@@ -18,10 +18,17 @@ def run_json(
     closed_loop_requests: int | None = None,
     as_fast_as_possible: bool = False,
     addresses: str = "strict",
-) -> str:
+    max_bad_lines: int = 0,
+    queue_events: bool = False,
+    csv_columns: str | None = None,
+    device: int | None = None,
+    pretty: bool = False,
+    dispatch_log: bool = False,
+) -> tuple[str, str | None]:
     """Run one simulation; return its summary as JSON text (layout of ``flashlane run --json``,
-    keys described in docs/summary.md). The inputs are a trace, synthetic workloads (a JSON
-    array of profile names and spec objects) or both. Raises ValueError for config, trace
+    keys described in docs/summary.md) and, with ``dispatch_log``, the hand-over order as the
+    CSV text of ``--dispatch-log`` (else None). The inputs are a trace, synthetic workloads (a
+    JSON array of profile names and spec objects) or both. Raises ValueError for config, trace
     and workload errors, OSError for output errors."""
 
 def resolve_workloads(workloads_json: str) -> str:

@@ -266,7 +266,7 @@ def validate_points(points: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]
 def _run_point(point: dict[str, Any]) -> dict[str, Any]:
     """Run one normalized point; the summary of ``flashlane.run`` plus ``tags``. Runs in the
     worker (a pool process or a Dask worker), which only needs flashlane importable."""
-    text = _native.run_json(
+    text, _ = _native.run_json(
         point["preset"],
         point["config"],
         [] if point["trace"] is None else [point["trace"]],

@@ -223,6 +223,17 @@ pub fn run_interruptible(
     run_checked(spec, progress, interrupted, false, false).map(|(summary, _)| summary)
 }
 
+/// As [`run_interruptible`], also keeping the hand-over order when `dispatch_log` is true (the
+/// Python bindings' `dispatch_log_path`).
+pub fn run_interruptible_logging(
+    spec: &RunSpec,
+    progress: &mut dyn FnMut(Progress),
+    interrupted: &dyn Fn() -> bool,
+    dispatch_log: bool,
+) -> Result<(Summary, Option<DispatchLog>), Error> {
+    run_checked(spec, progress, interrupted, false, dispatch_log)
+}
+
 /// Test hook: run with a write buffer that forgets rewrites of pages being flushed, so
 /// `--check-integrity` must count violations (shows the check can fail).
 #[doc(hidden)]
