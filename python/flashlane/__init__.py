@@ -60,6 +60,7 @@ def run(
     queue_events: bool = False,
     json_path: str | os.PathLike[str] | None = None,
     precondition_cache: str | os.PathLike[str] | None = None,
+    dispatch_log_path: str | os.PathLike[str] | None = None,
 ) -> dict[str, Any]:
     """Simulate block traces on one SSD configuration and return the summary.
 
@@ -132,6 +133,10 @@ def run(
         and trace footprint) loads it instead, with the same results. The summary's
         ``precondition.snapshot`` says which happened (``docs/sweeps.md``, "Precondition
         cache").
+    dispatch_log_path
+        Also write the order in which the host scheduler handed requests to the device, as
+        ``--dispatch-log FILE`` writes it (CSV ``command,seq,op,offset_bytes,size_bytes,
+        dispatched_ns``, docs/summary.md), written as ``json_path`` is.
 
     Returns the summary as a ``dict`` with the layout of ``flashlane run --json``:
     ``schema_version``, ``seed``, ``config`` (the fully resolved configuration), ``trace``,
@@ -146,20 +151,25 @@ def run(
     Raises ``ValueError`` for an unusable preset, config file, override, trace format, column
     spec or trace (the message names the preset, the key, or the file and line at fault),
     ``TypeError`` for an argument of the wrong type (the message names the argument), and
-    ``OSError`` when ``json_path`` or the ``precondition_cache`` cannot be written (a damaged
-    snapshot there raises ``ValueError`` naming it). The simulation releases the GIL, so
-    runs in several threads proceed in parallel; it takes it back now and then (at most every
-    50 ms) to run Python's signal handlers, so Ctrl-C stops a long run at once with
-    ``KeyboardInterrupt``.
+    ``OSError`` when ``json_path``, ``dispatch_log_path`` or the ``precondition_cache``
+    cannot be written (a damaged snapshot there raises ``ValueError`` naming it). The
+    simulation releases the GIL, so runs in several threads proceed in parallel; it takes it
+    back now and then (at most every 50 ms) to run Python's signal handlers, so Ctrl-C stops a
+    long run at once with ``KeyboardInterrupt``.
     """
     traces = _trace_list(trace)
     if not traces and workload is None:
         raise TypeError("run() needs a trace or a workload: run(preset, trace, ...)")
     formats = _format_list(format, len(traces))
     reading = reading_options(max_bad_lines, device, csv_columns, queue_events)
-    out = None if json_path is None else _check_writable(json_path)
+    out = None if json_path is None else _check_writable(json_path, "json_path")
+    log_out = (
+        None
+        if dispatch_log_path is None
+        else _check_writable(dispatch_log_path, "dispatch_log_path")
+    )
     values = {} if overrides is None else dict(overrides)
-    text = _native.run_json(
+    text, log = _native.run_json(
         preset,
         None if config is None else os.fspath(config),
         traces,
@@ -176,11 +186,14 @@ def run(
         addresses=addresses,
         pretty=out is not None,
         precondition_cache=cache_dir(precondition_cache),
+        dispatch_log=log_out is not None,
         **reading,
     )
     summary: dict[str, Any] = json.loads(text)
     if out is not None:
         _write_atomically(out, text + "\n")
+    if log_out is not None and log is not None:
+        _write_atomically(log_out, log)
     return summary
 
 
@@ -220,17 +233,18 @@ def _format_list(format: str | Sequence[str] | None, traces: int) -> list[str]:
     return list(formats)
 
 
-def _check_writable(path: str | os.PathLike[str]) -> str:
+def _check_writable(path: str | os.PathLike[str], argument: str) -> str:
     """``path`` as a str once it is known that a file can be written there (before the run):
-    its directory exists and it is not itself a directory. An ``OSError`` naming it if not."""
+    its directory exists and it is not itself a directory. An ``OSError`` naming the
+    ``argument`` and the path if not."""
     out = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(out))
     if os.path.isdir(out):
-        raise IsADirectoryError(f"json_path {out}: is a directory, not a file")
+        raise IsADirectoryError(f"{argument} {out}: is a directory, not a file")
     if not os.path.isdir(directory):
-        raise FileNotFoundError(f"json_path {out}: directory {directory} does not exist")
+        raise FileNotFoundError(f"{argument} {out}: directory {directory} does not exist")
     if not os.access(directory, os.W_OK):
-        raise PermissionError(f"json_path {out}: directory {directory} is not writable")
+        raise PermissionError(f"{argument} {out}: directory {directory} is not writable")
     return out
 
 

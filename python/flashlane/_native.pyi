@@ -24,12 +24,14 @@ def run_json(
     device: int | None = None,
     pretty: bool = False,
     precondition_cache: str | None = None,
-) -> str:
+    dispatch_log: bool = False,
+) -> tuple[str, str | None]:
     """Run one simulation; return its summary as JSON text (layout of ``flashlane run --json``,
-    keys described in docs/summary.md). The inputs are a trace, synthetic workloads (a JSON
-    array of profile names and spec objects) or both; ``precondition_cache`` is a directory
-    of drive snapshots (``--precondition-cache``). Raises ValueError for config, trace and
-    workload errors and damaged snapshots, OSError for output errors."""
+    keys described in docs/summary.md) and, with ``dispatch_log``, the hand-over order as the
+    CSV text of ``--dispatch-log`` (else None). The inputs are a trace, synthetic workloads (a
+    JSON array of profile names and spec objects) or both; ``precondition_cache`` is a
+    directory of drive snapshots (``--precondition-cache``). Raises ValueError for config,
+    trace and workload errors and damaged snapshots, OSError for output errors."""
 
 def resolve_workloads(workloads_json: str) -> str:
     """Check synthetic workloads (a JSON array of profile names and specs) without running

@@ -285,7 +285,7 @@ def _run_point(point: dict[str, Any], precondition_cache: str | None = None) -> 
     """Run one normalized point; the summary of ``flashlane.run`` plus ``tags``. Runs in the
     worker (a pool process or a Dask worker), which only needs flashlane importable (and the
     precondition cache's directory, if any, at the same path)."""
-    text = _native.run_json(
+    text, _ = _native.run_json(
         point["preset"],
         point["config"],
         [] if point["trace"] is None else [point["trace"]],

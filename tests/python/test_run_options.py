@@ -41,6 +41,7 @@ CLI_TO_PYTHON = {
     "--check-integrity": "check_integrity",
     "--json": "json_path",
     "--precondition-cache": "precondition_cache",
+    "--dispatch-log": "dispatch_log_path",
 }
 
 
@@ -197,6 +198,30 @@ def test_a_spec_file_is_a_synthetic_workload(tmp_path):
     assert [s["path"] for s in mixed["sources"]] == [str(trace), str(spec), "profile hm_0"]
     with pytest.raises(ValueError, match=r"unknown profile.*pathlib\.Path"):
         flashlane.run(PRESET, workload=str(spec))
+
+
+def test_dispatch_log_path_writes_the_cli_csv(tmp_path):
+    trace = mqsim_trace(tmp_path / "t.mqsim", two_device_rows())
+    out = tmp_path / "order.csv"
+    summary = flashlane.run(
+        PRESET,
+        trace,
+        {"host.scheduler.kind": "deadline", "device.queue_depth_requests": 1},
+        as_fast_as_possible=True,
+        dispatch_log_path=out,
+    )
+    lines = out.read_text().splitlines()
+    assert lines[0] == "command,seq,op,offset_bytes,size_bytes,dispatched_ns"
+    seqs = sorted(int(line.split(",")[1]) for line in lines[1:])
+    assert seqs == list(range(summary["trace"]["records"]))
+    # The same bytes as the command line's.
+    cli = tmp_path / "cli.csv"
+    sets = ["--set", "host.scheduler.kind=deadline", "--set", "device.queue_depth_requests=1"]
+    cli_run = [flashlane_bin(), "run", "--preset", PRESET, "--trace", trace, "--afap", *sets]
+    subprocess.run([*cli_run, "--dispatch-log", cli], check=True, capture_output=True)
+    assert cli.read_text() == out.read_text()
+    with pytest.raises(FileNotFoundError, match=r"dispatch_log_path .*missing"):
+        flashlane.run(PRESET, trace, dispatch_log_path=tmp_path / "missing" / "o.csv")
 
 
 def test_json_path_writes_what_run_returns(tmp_path):

@@ -5,6 +5,7 @@ mod compare;
 mod gen;
 mod output;
 mod progress;
+mod real;
 mod reproduce;
 mod signals;
 mod trace_cmd;
@@ -46,6 +47,13 @@ enum Command {
     Gen(gen::GenArgs),
     /// Trace tools: workload statistics and layout conversion.
     Trace(trace_cmd::TraceArgs),
+    /// Replay a trace onto a real file or block device through the simulator's host
+    /// schedulers (io_uring, O_DIRECT) and print the same summary (docs/real-drive.md).
+    Replay(real::ReplayArgs),
+    /// Measure a drive's curves (PASS's Figs. 1-3: throughput against outstanding requests per
+    /// region, sequential vs random, read/write interference) as JSON for
+    /// device.region_contention.probe_path, and a figure (docs/real-drive.md).
+    Probe(real::ProbeArgs),
     /// Redraw a paper's figures beside its claims: runs, runs.csv, PNG/SVG and report.html
     /// (forwards to `python3 -m flashlane.reproduce`; PAPER: piq, pass, vios, sos, venice, all).
     Reproduce(reproduce::ReproduceArgs),
@@ -60,6 +68,10 @@ struct RunArgs {
     /// Write the JSON summary to this file (`-`: standard output).
     #[arg(long, help_heading = "Outputs")]
     json: Option<PathBuf>,
+    /// Write the order in which the host scheduler handed requests to the device, as CSV
+    /// (`command,seq,op,offset_bytes,size_bytes,dispatched_ns`; docs/summary.md).
+    #[arg(long, value_name = "FILE", help_heading = "Outputs")]
+    dispatch_log: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {
@@ -112,6 +124,8 @@ fn execute(cli: Cli) -> Result<(), Error> {
             Ok(())
         }
         Command::Run(args) => run(args),
+        Command::Replay(args) => real::replay(args),
+        Command::Probe(args) => real::probe(args),
         Command::Compare(args) => compare::compare(args),
         Command::Sweep(args) => compare::sweep(args),
         Command::Gen(args) => gen::run(args),
@@ -123,19 +137,24 @@ fn execute(cli: Cli) -> Result<(), Error> {
 
 fn run(args: RunArgs) -> Result<(), Error> {
     let started = std::time::Instant::now();
-    output::check_all_writable([args.json.as_deref()])?;
+    let outputs = [args.json.as_deref(), args.dispatch_log.as_deref()];
+    output::check_all_writable(outputs)?;
     let spec = args.workload.spec(args.device.config(&[])?)?;
     let mut display = progress::ProgressDisplay::new();
-    let summary = flashlane_core::run_with_progress(&spec, &mut |p| display.update(p));
+    let result = if args.dispatch_log.is_some() {
+        flashlane_core::run_with_dispatch_log(&spec, &mut |p| display.update(p))
+            .map(|(summary, log)| (summary, Some(log)))
+    } else {
+        flashlane_core::run_with_progress(&spec, &mut |p| display.update(p))
+            .map(|summary| (summary, None))
+    };
     display.finish();
-    let summary = summary?;
+    let (summary, log) = result?;
     let whole_run_s = started.elapsed().as_secs_f64();
-    output::print_report(
-        &output::render_text(&summary, whole_run_s),
-        [args.json.as_deref()],
-    );
-    if let Some(path) = &args.json {
-        output::write_json(path, &summary)?;
-    }
-    Ok(())
+    output::print_report(&output::render_text(&summary, whole_run_s), outputs);
+    output::write_summary_outputs(
+        args.json.as_deref(),
+        &summary,
+        args.dispatch_log.as_deref().zip(log.as_ref()),
+    )
 }

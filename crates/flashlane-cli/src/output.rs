@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
-use flashlane_core::stats::{LatencyStats, Summary};
+use flashlane_core::stats::{DispatchLog, LatencyByOp, LatencyStats, SourceSummary, Summary};
 use flashlane_core::Error;
 
 /// Temporaries that exist now. Held while a temporary is created or renamed, and by the
@@ -23,6 +23,17 @@ static TEMPORARIES: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 fn temporaries() -> MutexGuard<'static, Vec<PathBuf>> {
     // A panic while holding the list leaves it usable: it is only a list of paths.
     TEMPORARIES.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Remove `path` if a signal ends the process before [`forget_on_signal`] (a target file a
+/// replay created).
+pub fn remove_on_signal(path: &Path) {
+    temporaries().push(path.to_path_buf());
+}
+
+/// Stop removing `path` on a signal.
+pub fn forget_on_signal(path: &Path) {
+    temporaries().retain(|p| p != path);
 }
 
 /// Remove every registered temporary; the returned guard keeps new ones from being created
@@ -411,6 +422,33 @@ pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<(), Err
     write_atomic(path, json_text(path, value)?.as_bytes())
 }
 
+/// Write a run's JSON summary and its dispatch log (each if asked for) as one unit (see
+/// [`write_all_or_none`]).
+pub fn write_summary_outputs<T: serde::Serialize>(
+    json: Option<&Path>,
+    summary: &T,
+    dispatch_log: Option<(&Path, &DispatchLog)>,
+) -> Result<(), Error> {
+    let text = match json {
+        Some(path) => Some((path, json_text(path, summary)?)),
+        None => None,
+    };
+    let mut outputs: Vec<(&Path, Fill<'_>)> = Vec::new();
+    if let Some((path, text)) = &text {
+        outputs.push((path, Box::new(bytes_fill(path, text.as_bytes()))));
+    }
+    if let Some((path, log)) = dispatch_log {
+        outputs.push((
+            path,
+            Box::new(move |out: &mut dyn Write| {
+                log.write_csv(out)
+                    .map_err(|e| output_error(path, e.to_string()))
+            }),
+        ));
+    }
+    write_all_or_none(outputs)
+}
+
 /// Fail now, before any simulation, if `path` cannot be written later: it names a directory,
 /// its directory is missing, or a file cannot be created there. Probes with a temporary as
 /// [`write_all_or_none`] does and removes it, so nothing is left behind. A FIFO or device is
@@ -442,9 +480,9 @@ pub fn check_all_writable<'a>(
 }
 
 /// What the input pipeline did to the records, when it did anything (summed over traces).
-fn input_line(out: &mut String, s: &Summary) {
+pub fn input_line(out: &mut String, sources: &[SourceSummary]) {
     let sum = |f: fn(&flashlane_core::run::SourceReport) -> u64| {
-        s.sources.iter().map(|src| f(&src.input)).sum::<u64>()
+        sources.iter().map(|src| f(&src.input)).sum::<u64>()
     };
     let parts = [
         (sum(|r| r.bad_lines), "malformed lines skipped"),
@@ -470,6 +508,18 @@ fn input_line(out: &mut String, s: &Summary) {
     if !said.is_empty() {
         let _ = writeln!(out, "input: {}", said.join(", "));
     }
+}
+
+/// The latency table of a summary: a header, then read, write and all.
+pub fn latency_table(out: &mut String, l: &LatencyByOp) {
+    let _ = writeln!(
+        out,
+        "latency (us)  {:>9} {:>10} {:>10} {:>10} {:>10} {:>10}",
+        "count", "mean", "p50", "p99", "p99.9", "max"
+    );
+    latency_row(out, "read", &l.read);
+    latency_row(out, "write", &l.write);
+    latency_row(out, "all", &l.all);
 }
 
 fn latency_row(out: &mut String, name: &str, l: &LatencyStats) {
@@ -508,15 +558,8 @@ pub fn render_text(s: &Summary, whole_run_s: f64) -> String {
         s.requests.warmup,
         s.trace.records
     );
-    input_line(&mut out, s);
-    let _ = writeln!(
-        out,
-        "latency (us)  {:>9} {:>10} {:>10} {:>10} {:>10} {:>10}",
-        "count", "mean", "p50", "p99", "p99.9", "max"
-    );
-    latency_row(&mut out, "read", &s.latency_us.read);
-    latency_row(&mut out, "write", &s.latency_us.write);
-    latency_row(&mut out, "all", &s.latency_us.all);
+    input_line(&mut out, &s.sources);
+    latency_table(&mut out, &s.latency_us);
     let _ = writeln!(
         out,
         "time split (mean us): host queue {:.1}, device {:.1}",

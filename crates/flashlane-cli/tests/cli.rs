@@ -764,3 +764,40 @@ fn reproduce_help_works_without_python() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// `run --dispatch-log` lists every request once, in hand-over order: under deadline with a
+/// deep host queue and one device slot the order is not the trace order.
+#[test]
+fn run_writes_the_dispatch_order() {
+    let log = temp("dispatch.csv");
+    let out = flashlane()
+        .args(["run", "--preset", "mqsim-ssd", "--trace"])
+        .arg(trace("tpcc-small.mqsim"))
+        .args(["--max-requests", "300", "--afap"])
+        .args(["--set", "host.scheduler.kind=deadline"])
+        .args(["--set", "host.queue_length_requests=64"])
+        .args(["--set", "device.queue_depth_requests=1"])
+        .arg("--dispatch-log")
+        .arg(&log)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&log).unwrap();
+    std::fs::remove_file(&log).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next(),
+        Some("command,seq,op,offset_bytes,size_bytes,dispatched_ns")
+    );
+    let seqs: Vec<u64> = lines
+        .map(|l| l.split(',').nth(1).unwrap().parse().unwrap())
+        .collect();
+    let mut sorted = seqs.clone();
+    sorted.sort_unstable();
+    assert_eq!(sorted, (0..300).collect::<Vec<u64>>());
+    assert_ne!(seqs, sorted, "deadline sorts by address: not trace order");
+}

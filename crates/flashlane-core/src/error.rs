@@ -13,6 +13,9 @@ pub enum Error {
     /// A request the simulated device cannot serve (e.g. past its capacity).
     #[error("{0}")]
     Workload(String),
+    /// A real-drive target that may not or cannot be used (flashlane replay / probe).
+    #[error("{0}")]
+    Target(String),
     /// An output file that cannot be written.
     #[error("{path}: {message}")]
     Output { path: String, message: String },

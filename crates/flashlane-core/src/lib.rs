@@ -21,4 +21,4 @@ pub mod trace;
 pub mod workload;
 
 pub use error::Error;
-pub use run::{run, run_with_progress, Phase, Progress, RunSpec};
+pub use run::{run, run_with_dispatch_log, run_with_progress, Phase, Progress, RunSpec};

@@ -85,3 +85,96 @@ fn a_bad_curve_is_refused_naming_the_key() {
         "{e}"
     );
 }
+
+/// A `flashlane probe` JSON with one measured read curve for 1 MiB regions (peak at 8: the
+/// factors are 1, 1, 1.5, 3) and a write curve for another size.
+fn probe_json(dir: &std::path::Path) -> std::path::PathBuf {
+    let point = |k: u32, mib: f64| {
+        format!(
+            r#"{{"outstanding_requests":{k},"requests":100,"iops":{},"mib_per_s":{mib},"mean_latency_us":10.0}}"#,
+            mib * 256.0
+        )
+    };
+    let text = format!(
+        r#"{{"schema_version":1,"target":{{"path":"x"}},"parallelism":[
+        {{"operation":"read","region_bytes":1048576,"block_bytes":4096,"points":[{},{},{},{}],
+          "peak_outstanding_requests":8,"service_time_factor":[1,1,1.5,3]}},
+        {{"operation":"write","region_bytes":2097152,"block_bytes":4096,"points":[{}],
+          "peak_outstanding_requests":1,"service_time_factor":[1]}}]}}"#,
+        point(1, 30.0),
+        point(8, 90.0),
+        point(16, 60.0),
+        point(64, 30.0),
+        point(1, 10.0)
+    );
+    let path = dir.join("probe.json");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// `device.region_contention.probe_path` reads the measured curve as the points the mapping of
+/// docs/models/pass.md gives, and the run equals one given those points directly.
+#[test]
+fn a_probe_json_gives_the_curve() {
+    let dir = common::ScratchDir::new("probe-curve");
+    let probe = probe_json(&dir);
+    let probe_text = probe.display().to_string();
+    let base = [
+        ("device.queue_depth_requests", "64"),
+        ("device.region_contention.region_bytes", "1048576"),
+    ];
+    let mut from_probe = base.to_vec();
+    from_probe.push(("device.region_contention.probe_path", &probe_text));
+    let config = preset("pass-ssd1", &from_probe);
+    let c = config.device.region_contention.clone().unwrap();
+    assert_eq!(c.outstanding_requests, vec![1, 8, 16, 64]);
+    assert_eq!(c.service_time_factor, vec![1.0, 1.0, 1.5, 3.0]);
+    let mut given = base.to_vec();
+    given.extend([
+        (
+            "device.region_contention.outstanding_requests",
+            "[1, 8, 16, 64]",
+        ),
+        (
+            "device.region_contention.service_time_factor",
+            "[1.0, 1.0, 1.5, 3.0]",
+        ),
+    ]);
+    let a = run(config, "probe-a", &burst(1));
+    let b = run(preset("pass-ssd1", &given), "probe-b", &burst(1));
+    assert_eq!(a.latency_us, b.latency_us);
+    assert_eq!(a.sim_time_ns, b.sim_time_ns);
+
+    // Errors name the key and what is wrong.
+    let error = |extra: &[(&str, &str)]| {
+        let mut o = from_probe.clone();
+        o.extend_from_slice(extra);
+        let o: Vec<(String, String)> = o
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        flashlane_core::config::Config::from_preset("pass-ssd1", &o)
+            .unwrap_err()
+            .to_string()
+    };
+    let e = error(&[("device.region_contention.region_bytes", "2097152")]);
+    assert!(
+        e.contains("no read curve") && e.contains("measured region_bytes: 1048576"),
+        "{e}"
+    );
+    let e = error(&[("device.region_contention.probe_operation", "\"write\"")]);
+    assert!(e.contains("no write curve") && e.contains("2097152"), "{e}");
+    let e = error(&[(
+        "device.region_contention.service_time_factor",
+        "[1.0, 1.0, 1.0, 1.0]",
+    )]);
+    assert!(e.contains("give one or the other"), "{e}");
+    let e = error(&[(
+        "device.region_contention.probe_path",
+        "\"/nonexistent/probe.json\"",
+    )]);
+    assert!(
+        e.contains("probe_path /nonexistent/probe.json: cannot read"),
+        "{e}"
+    );
+}

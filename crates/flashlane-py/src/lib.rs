@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 
 use flashlane_core::config::{parse_override, Config, PRESETS};
-use flashlane_core::run::{run_interruptible, AddressPolicy, Progress, Replay, TraceInput};
+use flashlane_core::run::{run_interruptible_logging, AddressPolicy, Progress, Replay, TraceInput};
 use flashlane_core::trace::{
     self, BlockEvent, GenericCsvSpec, Op, ReaderOptions, TraceFormat, TraceReader,
 };
@@ -63,14 +63,15 @@ fn override_text(key: &str, value: &Bound<'_, PyAny>) -> PyResult<String> {
 /// `{"spec_file": PATH}` (`--synthetic PATH`). Reading as `--max-bad-lines`,
 /// `--queue-events`, `--csv-columns` and `--device`; replay and address policy as
 /// `--time-scale`, `--closed-loop`, `--afap`, `--fold-addresses` / `--remap-addresses`;
-/// `precondition_cache` as `--precondition-cache`.
+/// `precondition_cache` as `--precondition-cache`; with `dispatch_log`, the hand-over order as
+/// the CSV text of `--dispatch-log` is returned beside the summary (else None).
 #[pyfunction]
 #[pyo3(signature = (
     preset, config, traces, formats, overrides, warmup_requests, max_requests, seed,
     check_integrity, workloads_json=None, time_scale=1.0,
     closed_loop_requests=None, as_fast_as_possible=false, addresses="strict",
     max_bad_lines=0, queue_events=false, csv_columns=None, device=None, pretty=false,
-    precondition_cache=None
+    precondition_cache=None, dispatch_log=false
 ))]
 #[allow(clippy::too_many_arguments)]
 fn run_json(
@@ -95,7 +96,8 @@ fn run_json(
     device: Option<u32>,
     pretty: bool,
     precondition_cache: Option<PathBuf>,
-) -> PyResult<String> {
+    dispatch_log: bool,
+) -> PyResult<(String, Option<String>)> {
     let config = build_config(preset, config, overrides)?;
     let formats = formats
         .iter()
@@ -176,31 +178,46 @@ fn run_json(
     let raised: std::sync::Mutex<Option<PyErr>> = std::sync::Mutex::new(None);
     let result = py.detach(|| {
         let last = std::sync::Mutex::new(std::time::Instant::now());
-        run_interruptible(&spec, &mut |_: Progress| {}, &|| {
-            let mut last = last.lock().unwrap_or_else(|e| e.into_inner());
-            if last.elapsed() < std::time::Duration::from_millis(50) {
-                return false;
-            }
-            *last = std::time::Instant::now();
-            match Python::attach(|py| py.check_signals()) {
-                Ok(()) => false,
-                Err(err) => {
-                    *raised.lock().unwrap_or_else(|e| e.into_inner()) = Some(err);
-                    true
+        run_interruptible_logging(
+            &spec,
+            &mut |_: Progress| {},
+            &|| {
+                let mut last = last.lock().unwrap_or_else(|e| e.into_inner());
+                if last.elapsed() < std::time::Duration::from_millis(50) {
+                    return false;
                 }
-            }
-        })
+                *last = std::time::Instant::now();
+                match Python::attach(|py| py.check_signals()) {
+                    Ok(()) => false,
+                    Err(err) => {
+                        *raised.lock().unwrap_or_else(|e| e.into_inner()) = Some(err);
+                        true
+                    }
+                }
+            },
+            dispatch_log,
+        )
     });
     if let Some(err) = raised.into_inner().unwrap_or_else(|e| e.into_inner()) {
         return Err(err);
     }
-    let summary = result.map_err(to_py_err)?;
-    if pretty {
+    let (summary, log) = result.map_err(to_py_err)?;
+    let text = if pretty {
         serde_json::to_string_pretty(&summary)
     } else {
         serde_json::to_string(&summary)
     }
-    .map_err(|e| PyValueError::new_err(e.to_string()))
+    .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let csv = match log {
+        Some(log) => {
+            let mut bytes = Vec::new();
+            log.write_csv(&mut bytes)
+                .map_err(|e| PyValueError::new_err(e.to_string()))?;
+            Some(String::from_utf8(bytes).map_err(|e| PyValueError::new_err(e.to_string()))?)
+        }
+        None => None,
+    };
+    Ok((text, csv))
 }
 
 /// Reader settings as `--max-bad-lines`, `--queue-events` and `--csv-columns` give them.

@@ -87,8 +87,8 @@ impl Config {
                 None => format!("{label}: {}", e.message()),
             })
         })?;
-        config
-            .validate()
+        let config = config
+            .loaded()
             .map_err(|e| Error::Config(format!("{label}: {e}")))?;
         if overrides.is_empty() {
             return Ok(config);
@@ -119,8 +119,8 @@ impl Config {
                 None => format!("{origin}: {e}"),
             })
         })?;
-        config
-            .validate()
+        let config = config
+            .loaded()
             .map_err(|e| Error::Config(format!("{origin}: {e}")))?;
         if overrides.is_empty() {
             return Ok(config);
@@ -145,13 +145,22 @@ impl Config {
                 e.message()
             ))
         })?;
-        config.validate().map_err(|e| {
+        config.loaded().map_err(|e| {
             Error::Config(format!(
                 "{origin} with overrides {}: {e}",
                 describe(overrides)
             ))
-        })?;
-        Ok(config)
+        })
+    }
+
+    /// The config with the files it names read in (`device.region_contention.probe_path`),
+    /// then validated.
+    fn loaded(mut self) -> Result<Config, String> {
+        if let Some(contention) = &mut self.device.region_contention {
+            contention.load_probe()?;
+        }
+        self.validate()?;
+        Ok(self)
     }
 
     /// Check values serde cannot: ranges and consistency. Messages name the key.

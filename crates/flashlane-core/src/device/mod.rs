@@ -3,6 +3,7 @@
 //! Every device scheduler implements [`DeviceScheduler`]; [`DeviceSchedulerConfig`] lists them.
 
 mod die_issue;
+mod drive_probe;
 mod in_order;
 mod multiplane;
 mod out_of_order;
@@ -19,6 +20,10 @@ use serde::{Deserialize, Serialize};
 use crate::ftl::Ftl;
 
 pub use die_issue::{DieIssue, DieIssueRule};
+pub use drive_probe::{
+    curve_from_probe, service_time_factors, CurvePoint, ParallelismCurve, ProbeOperation,
+    MAX_SERVICE_TIME_FACTOR, PROBE_SCHEMA_VERSION,
+};
 pub use in_order::InOrder;
 pub use multiplane::MultiPlane;
 pub use out_of_order::OutOfOrder;

@@ -11,24 +11,67 @@
 //! array part starts. The factor is piecewise linear through the configured points and flat
 //! beyond them.
 
+use std::path::PathBuf;
+
 use serde::{Deserialize, Serialize};
 
-/// `[device.region_contention]`: the regions and the curve.
+use super::drive_probe::{curve_from_probe, ProbeOperation};
+
+/// `[device.region_contention]`: the regions and the curve (given, or measured on a real drive
+/// by `flashlane probe` and read from its JSON).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RegionContentionConfig {
     /// Size of a region: contiguous logical bytes from 0 (PASS's Fig. 2 working set).
     pub region_bytes: u64,
     /// Points of the curve: outstanding requests in the region, increasing.
+    #[serde(default)]
     pub outstanding_requests: Vec<u32>,
     /// Array-time factor at each point (>= 1 past the best point: the region slows).
+    #[serde(default)]
     pub service_time_factor: Vec<f64>,
+    /// A `flashlane probe` JSON: the points come from its curve of `probe_operation` measured
+    /// for `region_bytes` (device/drive_probe.rs), read when the config is loaded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe_path: Option<PathBuf>,
+    /// Which of the probe's curves: `read` (the default) or `write`.
+    #[serde(default, skip_serializing_if = "ProbeOperation::is_default")]
+    pub probe_operation: ProbeOperation,
 }
 
 impl RegionContentionConfig {
+    /// With `probe_path`: read the measured curve into the points. Points given as well must be
+    /// that curve's (a summary's config read back), else it is an error: give one or the other.
+    pub fn load_probe(&mut self) -> Result<(), String> {
+        let key = "device.region_contention";
+        let Some(path) = &self.probe_path else {
+            return Ok(());
+        };
+        let (outstanding, factors) =
+            curve_from_probe(path, self.probe_operation, self.region_bytes)?;
+        let given = !self.outstanding_requests.is_empty() || !self.service_time_factor.is_empty();
+        if given
+            && (self.outstanding_requests != outstanding || self.service_time_factor != factors)
+        {
+            return Err(format!(
+                "{key}: outstanding_requests and service_time_factor are given and differ from \
+                 the curve in probe_path {} ({outstanding:?}, {factors:?}); give one or the other",
+                path.display()
+            ));
+        }
+        self.outstanding_requests = outstanding;
+        self.service_time_factor = factors;
+        Ok(())
+    }
+
     /// Messages name the key.
     pub fn validate(&self, page_bytes: u32) -> Result<(), String> {
         let key = "device.region_contention";
+        if self.probe_path.is_none() && !self.probe_operation.is_default() {
+            return Err(format!(
+                "{key}.probe_operation applies only with {key}.probe_path; leave it out"
+            ));
+        }
         if self.region_bytes < u64::from(page_bytes) {
             return Err(format!(
                 "{key}.region_bytes {} is smaller than one page ({page_bytes} bytes)",
@@ -39,7 +82,7 @@ impl RegionContentionConfig {
         if n == 0 || n != self.service_time_factor.len() {
             return Err(format!(
                 "{key}: outstanding_requests and service_time_factor must be lists of the same \
-                 length, at least one point (got {n} and {})",
+                 length, at least one point (got {n} and {}), or give probe_path",
                 self.service_time_factor.len()
             ));
         }
@@ -134,6 +177,8 @@ mod tests {
             region_bytes: 1 << 20,
             outstanding_requests: vec![8, 16, 32],
             service_time_factor: vec![1.0, 1.5, 2.0],
+            probe_path: None,
+            probe_operation: ProbeOperation::Read,
         }
     }
 

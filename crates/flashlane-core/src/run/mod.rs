@@ -3,6 +3,7 @@
 mod drive;
 mod input;
 mod memory;
+mod pacing;
 mod precondition_cache;
 mod spill;
 
@@ -15,8 +16,8 @@ use crate::host::HostScheduler;
 use crate::interconnect::Interconnect;
 use crate::sim::{SimOptions, Simulation};
 use crate::stats::{
-    energy_stats, warnings, EngineStats, MemoryStats, NamedReport, RunOptions, SourceSummary,
-    Summary, TraceSummary, WarningInputs, SCHEMA_VERSION,
+    energy_stats, warnings, DispatchLog, EngineStats, MemoryStats, NamedReport, RunOptions,
+    SourceSummary, Summary, TraceSummary, WarningInputs, SCHEMA_VERSION,
 };
 use crate::trace::{Op, TraceFormat};
 use crate::Error;
@@ -24,6 +25,7 @@ use crate::Error;
 pub use drive::{DriveInputs, VariationInputs};
 pub use input::{AddressPolicy, Arrival, Inputs, Replay, SourceReport, TraceInput};
 pub use memory::{check_parallel_memory, upfront_memory, MemoryEstimate, MAX_UPFRONT_BYTES};
+pub use pacing::Pacing;
 pub use precondition_cache::FORMAT_VERSION as SNAPSHOT_FORMAT_VERSION;
 
 /// Everything one run needs.
@@ -80,36 +82,21 @@ impl RunSpec {
         self.config.validate().map_err(Error::Config)?;
         // Before anything is allocated.
         memory::check_memory(self)?;
-        match self.replay {
-            Replay::OpenLoop { time_scale }
-                if !(time_scale > 0.0 && time_scale <= input::MAX_TIME_SCALE) =>
-            {
-                Err(Error::Config(format!(
-                    "--time-scale {time_scale}: must be a positive number of at most {} \
-                     (arrival times stay below 2^60 ns)",
-                    input::MAX_TIME_SCALE
-                )))
-            }
-            Replay::ClosedLoop { outstanding: 0 } => Err(Error::Config(
-                "--closed-loop 0: at least one request must be outstanding".into(),
-            )),
-            _ if self.traces.len() > u16::MAX as usize => {
-                Err(Error::Config("too many traces in one mix".into()))
-            }
-            _ if self
-                .precondition_cache
-                .as_ref()
-                .is_some_and(|dir| dir.exists() && !dir.is_dir()) =>
-            {
-                Err(Error::Config(format!(
-                    "--precondition-cache {}: not a directory",
-                    self.precondition_cache
-                        .as_ref()
-                        .map_or(String::new(), |d| d.display().to_string())
-                )))
-            }
-            _ => Ok(()),
+        self.replay.validate()?;
+        if self.traces.len() > u16::MAX as usize {
+            return Err(Error::Config("too many traces in one mix".into()));
         }
+        if let Some(dir) = self
+            .precondition_cache
+            .as_ref()
+            .filter(|dir| dir.exists() && !dir.is_dir())
+        {
+            return Err(Error::Config(format!(
+                "--precondition-cache {}: not a directory",
+                dir.display()
+            )));
+        }
+        Ok(())
     }
 }
 
@@ -229,7 +216,17 @@ pub fn run_with_progress(
     spec: &RunSpec,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Summary, Error> {
-    run_checked(spec, progress, &|| false, false)
+    run_checked(spec, progress, &|| false, false, false).map(|(summary, _)| summary)
+}
+
+/// As [`run_with_progress`], also keeping the order in which the host scheduler handed
+/// requests to the device (`flashlane run --dispatch-log`).
+pub fn run_with_dispatch_log(
+    spec: &RunSpec,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<(Summary, DispatchLog), Error> {
+    let (summary, log) = run_checked(spec, progress, &|| false, false, true)?;
+    Ok((summary, log.unwrap_or_default()))
 }
 
 /// As [`run_with_progress`], asking `interrupted` now and then during the simulation (every
@@ -240,14 +237,25 @@ pub fn run_interruptible(
     progress: &mut dyn FnMut(Progress),
     interrupted: &dyn Fn() -> bool,
 ) -> Result<Summary, Error> {
-    run_checked(spec, progress, interrupted, false)
+    run_checked(spec, progress, interrupted, false, false).map(|(summary, _)| summary)
+}
+
+/// As [`run_interruptible`], also keeping the hand-over order when `dispatch_log` is true (the
+/// Python bindings' `dispatch_log_path`).
+pub fn run_interruptible_logging(
+    spec: &RunSpec,
+    progress: &mut dyn FnMut(Progress),
+    interrupted: &dyn Fn() -> bool,
+    dispatch_log: bool,
+) -> Result<(Summary, Option<DispatchLog>), Error> {
+    run_checked(spec, progress, interrupted, false, dispatch_log)
 }
 
 /// Test hook: run with a write buffer that forgets rewrites of pages being flushed, so
 /// `--check-integrity` must count violations (shows the check can fail).
 #[doc(hidden)]
 pub fn run_losing_buffer_rewrites_for_test(spec: &RunSpec) -> Result<Summary, Error> {
-    run_checked(spec, &mut |_: Progress| {}, &|| false, true)
+    run_checked(spec, &mut |_: Progress| {}, &|| false, true, false).map(|(summary, _)| summary)
 }
 
 fn run_checked(
@@ -255,7 +263,8 @@ fn run_checked(
     progress: &mut dyn FnMut(Progress),
     interrupted: &dyn Fn() -> bool,
     lose_buffer_rewrites: bool,
-) -> Result<Summary, Error> {
+    dispatch_log: bool,
+) -> Result<(Summary, Option<DispatchLog>), Error> {
     spec.validate()?;
     let config = &spec.config;
     let drive = DriveInputs::of(config, spec.seed, spec.check_integrity);
@@ -294,6 +303,7 @@ fn run_checked(
             max_requests: spec.max_requests,
             replay: spec.replay,
             sources: spec.traces.len(),
+            dispatch_log,
         },
     );
     if lose_buffer_rewrites {
@@ -318,6 +328,7 @@ fn run_checked(
     })?;
     let wall_s = started.elapsed().as_secs_f64();
     let results = sim.results();
+    let dispatch_log = sim.take_dispatch_log();
     let reports = inputs.reports();
     let sources: Vec<SourceSummary> = reports
         .iter()
@@ -350,7 +361,7 @@ fn run_checked(
         results.sim_time_ns,
         results.requests.completed,
     );
-    Ok(Summary {
+    let summary = Summary {
         schema_version: SCHEMA_VERSION,
         seed: spec.seed,
         config: config.clone(),
@@ -409,7 +420,8 @@ fn run_checked(
                 0.0
             },
         },
-    })
+    };
+    Ok((summary, dispatch_log))
 }
 
 /// Run one simulation without progress reports.

@@ -3,8 +3,8 @@
 //! hand-over rules).
 
 use super::{Event, Request, Simulation};
-use crate::host::{HostRequest, HostScheduler};
-use crate::run::{Arrival, Replay};
+use crate::host::{page_span, HostRequest, HostScheduler};
+use crate::run::Arrival;
 use crate::stats::{Models, RequestMarks};
 use crate::trace::Op;
 use crate::Error;
@@ -19,19 +19,10 @@ impl Simulation {
     ) -> Result<(), Error> {
         self.lookahead = None;
         self.lookahead_arrived = false;
-        if self
-            .options
-            .max_requests
-            .is_some_and(|max| self.records >= max)
-        {
-            self.note_input_end();
-            return Ok(());
-        }
-        let Some(arrival) = next_record()? else {
+        let Some(arrival) = self.pacing.next(next_record)? else {
             self.note_input_end();
             return Ok(());
         };
-        self.records += 1;
         // The look-ahead is translated a few events from now: start loading its mapping entry
         // (usually under way already: it was the previous record's hint). A write also
         // updates the block holding the page's current data: its map entry (prefetched a
@@ -53,18 +44,14 @@ impl Simulation {
                 cmt.cache.prefetch(offset / page);
             }
         }
-        self.lookahead = Some(arrival);
-        match self.options.replay {
-            Replay::OpenLoop { .. } => {
-                // The input pipeline rebases and scales time; a record earlier than its
-                // predecessor arrives with it (readers bound how far back a trace may step).
-                // A record read late (the host queue was full) keeps its trace time as its
-                // arrival: the time it waited to enter the host queue is part of its latency.
-                self.last_arrival_ns = arrival.record.time_ns.max(self.last_arrival_ns);
-                self.next_arrival_ns = Some(self.last_arrival_ns.max(self.events.now_ns()));
-            }
-            Replay::ClosedLoop { .. } | Replay::AsFastAsPossible => self.lookahead_arrived = true,
+        // Open loop: the input pipeline rebases and scales time. A record read late (the host
+        // queue was full) keeps its trace time as its arrival: the time it waited to enter the
+        // host queue is part of its latency.
+        match self.pacing.arrival_ns(&arrival) {
+            Some(at) => self.next_arrival_ns = Some(at.max(self.events.now_ns())),
+            None => self.lookahead_arrived = true,
         }
+        self.lookahead = Some(arrival);
         Ok(())
     }
 
@@ -111,17 +98,10 @@ impl Simulation {
 
     /// May the arrived look-ahead enter the host queue now?
     pub(super) fn has_room(&self) -> bool {
-        let mut queued = self.host.len();
-        if self.queue_includes_outstanding {
-            queued += self.outstanding_requests as usize;
-        }
-        let host_room = queued < self.host_queue_length;
-        match self.options.replay {
-            Replay::ClosedLoop { outstanding } => {
-                host_room && self.live_requests < outstanding as u64
-            }
-            Replay::OpenLoop { .. } | Replay::AsFastAsPossible => host_room,
-        }
+        let host_room = self
+            .host_queue
+            .has_room(self.host.len(), self.outstanding_requests);
+        self.pacing.admits(host_room, self.live_requests)
     }
 
     pub(super) fn open_window(&mut self, now: u64) {
@@ -139,20 +119,14 @@ impl Simulation {
             return Ok(());
         };
         self.lookahead_arrived = false;
-        let arrival_ns = match self.options.replay {
-            Replay::OpenLoop { .. } => self.last_arrival_ns,
-            Replay::ClosedLoop { .. } | Replay::AsFastAsPossible => {
-                if self.recorder.window_opens_at(self.next_seq) {
-                    self.open_window(now);
-                }
-                now
-            }
-        };
+        // Paced replay: the request arrives now, and the measured window may open with it.
+        if self.pacing.paced() && self.recorder.window_opens_at(self.next_seq) {
+            self.open_window(now);
+        }
+        let arrival_ns = self.pacing.admitted_arrival_ns(now);
         let page = self.geometry.page_bytes as u64;
-        let first_lpn = record.offset_bytes / page;
-        let last_lpn = (record.offset_bytes + record.size_bytes - 1) / page;
-        let pages = last_lpn - first_lpn + 1;
-        if last_lpn >= self.ftl.logical_pages() {
+        let (first_lpn, pages) = page_span(record.offset_bytes, record.size_bytes, page);
+        if first_lpn + pages > self.ftl.logical_pages() {
             return Err(Error::Workload(format!(
                 "trace record {} ({:?} of {} bytes at byte offset {}) reaches past the simulated capacity of {} bytes",
                 self.next_seq + 1,
@@ -197,25 +171,9 @@ impl Simulation {
         };
         let seq = self.next_seq;
         self.next_seq += 1;
-        let host = HostRequest {
-            id,
-            seq,
-            arrival_ns,
-            op: record.op,
-            offset_bytes: record.offset_bytes,
-            size_bytes: record.size_bytes,
-            first_lpn,
-            pages,
-            stream: record.stream,
-            chips,
-        };
+        let host = HostRequest::new(id, seq, arrival_ns, &record, (first_lpn, pages), chips);
         // PIQ's conflict: the chip set meets that of a request outstanding or waiting ahead.
-        let mut conflict = false;
-        for chip in chips.iter() {
-            let claims = &mut self.claims_per_chip[chip as usize];
-            conflict |= *claims > 0;
-            *claims += 1;
-        }
+        let conflict = self.chip_load.admitted(chips);
         self.live_requests += 1;
         let view = host_view!(self, now);
         self.host.push(host, &view);
@@ -262,6 +220,9 @@ impl Simulation {
             if self.pop_buffer.is_empty() {
                 break;
             }
+            if self.recorder.logs_dispatches() {
+                self.log_command(now);
+            }
             let slot = match self.free_slots.pop() {
                 Some(s) => s,
                 None => {
@@ -288,6 +249,19 @@ impl Simulation {
         Ok(())
     }
 
+    /// Keep the command just popped in the dispatch log (`--dispatch-log`; off the hot path).
+    #[cold]
+    #[inline(never)]
+    fn log_command(&mut self, now: u64) {
+        let requests = &self.requests;
+        self.recorder.command_dispatched(
+            now,
+            self.pop_buffer
+                .iter()
+                .map(|&id| &requests[id as usize].host),
+        );
+    }
+
     /// SSDsim's hand-over rules: may waiting requests go to the device in a pass now?
     /// (`one_per_pass` is checked per request: one pass per distinct time.)
     pub(super) fn pass_allowed(&self, now: u64) -> bool {
@@ -312,10 +286,9 @@ impl Simulation {
     /// Report the host queue's occupancy (as `host.queue_length_requests` bounds it).
     #[inline]
     pub(super) fn host_queue_changed(&mut self, now: u64) {
-        let mut len = self.host.len() as u64;
-        if self.queue_includes_outstanding {
-            len += u64::from(self.outstanding_requests);
-        }
-        self.recorder.host_queue_length(now, len);
+        let len = self
+            .host_queue
+            .occupancy(self.host.len(), self.outstanding_requests);
+        self.recorder.host_queue_length(now, len as u64);
     }
 }

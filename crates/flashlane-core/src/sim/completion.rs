@@ -91,15 +91,12 @@ impl Simulation {
             host.arrival_ns,
             host.size_bytes,
         );
-        for chip in host.chips.iter() {
-            self.outstanding_per_chip[chip as usize] -= 1;
-            self.claims_per_chip[chip as usize] -= 1;
-        }
+        self.chip_load.completed(host.chips);
         self.outstanding_requests -= 1;
         if let Some(c) = &mut self.contention {
             c.completed(host.offset_bytes);
         }
-        if self.queue_includes_outstanding {
+        if self.host_queue.includes_outstanding() {
             self.host_queue_changed(now);
         }
         let members = &mut self.slot_members[request.slot as usize];

@@ -28,9 +28,7 @@ impl Simulation {
         request.slot = slot;
         let host = request.host;
         self.outstanding_requests += 1;
-        for chip in host.chips.iter() {
-            self.outstanding_per_chip[chip as usize] += 1;
-        }
+        self.chip_load.dispatched(host.chips);
         if let Some(c) = &mut self.contention {
             c.dispatched(host.offset_bytes);
         }
@@ -64,7 +62,7 @@ impl Simulation {
                     let target = self.ftl.write_with_claims(
                         lpn,
                         self.device.queued_per_chip(),
-                        &self.claims_per_chip,
+                        &self.chip_load.claims,
                         &mut self.gc_buffer,
                     )?;
                     if let Some((source, bytes_read, merged)) = rmw {
@@ -271,7 +269,7 @@ impl Simulation {
             let target = self.ftl.write_with_claims(
                 u64::from(lpn),
                 self.device.queued_per_chip(),
-                &self.claims_per_chip,
+                &self.chip_load.claims,
                 &mut self.gc_buffer,
             )?;
             // A program with a logical page and no host request is a buffer flush.
@@ -447,7 +445,7 @@ impl Simulation {
             let target = self.ftl.write_with_claims(
                 lpn as u64,
                 self.device.queued_per_chip(),
-                &self.claims_per_chip,
+                &self.chip_load.claims,
                 &mut self.gc_buffer,
             )?;
             let txn = self.host_page_txn(TxnKind::Program, id, lpn, bytes, target, now);

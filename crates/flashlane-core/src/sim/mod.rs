@@ -16,9 +16,11 @@ use crate::engine::EventQueue;
 use crate::ftl::cmt::{CmtRules, MappingCache, MappingOp};
 use crate::ftl::{Ftl, GcOp, PartialPageWrites, PartialPages};
 use crate::geometry::{Geometry, StaticMap};
-use crate::host::{AnyHostScheduler, HandoverAt, HandoverPerPass, HostRequest, RequestId};
+use crate::host::{
+    AnyHostScheduler, ChipLoad, HandoverAt, HandoverPerPass, HostRequest, QueueBound, RequestId,
+};
 use crate::interconnect::{AnyInterconnect, Grant};
-use crate::run::{Arrival, Replay};
+use crate::run::{Arrival, Pacing, Replay};
 use crate::stats::{Models, RequestMarks, RunEnd, SimRecorder, SimResults};
 use crate::Error;
 
@@ -30,7 +32,7 @@ macro_rules! host_view {
             now_ns: $now,
             geometry: &$sim.geometry,
             static_map: &$sim.static_map,
-            outstanding_per_chip: &$sim.outstanding_per_chip,
+            outstanding_per_chip: &$sim.chip_load.outstanding,
             outstanding: $sim.outstanding_requests,
             device_free_slots: $sim.device_queue_depth - $sim.outstanding_slots,
         }
@@ -107,6 +109,8 @@ pub struct SimOptions {
     pub replay: Replay,
     /// Number of traces mixed (per-source statistics are kept for each).
     pub sources: usize,
+    /// Keep the order in which requests are handed to the device (`--dispatch-log`).
+    pub dispatch_log: bool,
 }
 
 /// SSDsim's platform rules (each off by default; docs/models/ssd-model.md, "SSDsim's platform
@@ -138,11 +142,10 @@ pub struct Simulation {
     page_read_ns: u64,
     page_program_ns: u64,
     block_erase_ns: u64,
-    host_queue_length: usize,
-    /// The host queue length also bounds outstanding requests (SSDsim's request queue).
-    queue_includes_outstanding: bool,
+    /// `host.queue_length_requests`, and whether it also bounds outstanding requests
+    /// (SSDsim's request queue).
+    host_queue: QueueBound,
     device_queue_depth: u32,
-    options: SimOptions,
 
     // The models the flow drives.
     events: EventQueue<Event>,
@@ -159,9 +162,8 @@ pub struct Simulation {
     free_slots: Vec<u32>,
     outstanding_slots: u32,
     outstanding_requests: u32,
-    outstanding_per_chip: Vec<u32>,
-    /// Requests waiting or outstanding that touch each chip (for conflict detection).
-    claims_per_chip: Vec<u32>,
+    /// Requests outstanding, and waiting or outstanding, per chip (PIQ's view, conflicts).
+    chip_load: ChipLoad,
 
     // The dies and their current operation (flash.rs).
     /// Which dies may start an operation (`device.die_issue`).
@@ -179,8 +181,8 @@ pub struct Simulation {
     /// Where the look-ahead write's page currently is (plane, block, page in block), when it
     /// overwrites one: a prefetch hint for its admission.
     lookahead_overwrites: Option<(u32, u32, u32)>,
-    last_arrival_ns: u64,
-    records: u64,
+    /// The replay mode's rules: records read, their arrival times, `max_requests`.
+    pacing: Pacing,
     next_seq: u64,
     host_wake_at: Option<u64>,
     /// A request completed: offer the device's free slot to the host scheduler.
@@ -251,13 +253,17 @@ impl Simulation {
         let chips = g.chips() as usize;
         let dies = g.dies() as usize;
         let logical_bytes = ftl.logical_pages() * u64::from(g.page_bytes);
-        let recorder = SimRecorder::new(
+        let pacing = Pacing::new(options.replay, options.max_requests);
+        let mut recorder = SimRecorder::new(
             chips,
             dies,
             options.sources,
             options.warmup_requests,
             u64::from(config.host.queue_length_requests),
         );
+        if options.dispatch_log {
+            recorder.enable_dispatch_log();
+        }
         let idle_txn = Transaction {
             kind: TxnKind::Read,
             request: NO_REQUEST,
@@ -311,10 +317,8 @@ impl Simulation {
             page_read_ns: config.timing.page_read_ns,
             page_program_ns: config.timing.page_program_ns,
             block_erase_ns: config.timing.block_erase_ns,
-            host_queue_length: config.host.queue_length_requests as usize,
-            queue_includes_outstanding: config.host.queue_includes_outstanding,
+            host_queue: QueueBound::new(&config.host),
             device_queue_depth: config.device.queue_depth_requests,
-            options,
             events: EventQueue::new(),
             host: config.host.scheduler.build(),
             device: config.device.scheduler.build(g.chips()),
@@ -327,8 +331,7 @@ impl Simulation {
             free_slots: Vec::new(),
             outstanding_slots: 0,
             outstanding_requests: 0,
-            outstanding_per_chip: vec![0; chips],
-            claims_per_chip: vec![0; chips],
+            chip_load: ChipLoad::new(chips),
             die_issue: DieIssue::new(config.device.die_issue, g.chips(), g.dies_per_chip),
             die_txn: vec![idle_txn; dies],
             die_stage: vec![Stage::ReadCommand; dies],
@@ -337,8 +340,7 @@ impl Simulation {
             next_arrival_ns: None,
             lookahead_arrived: false,
             lookahead_overwrites: None,
-            last_arrival_ns: 0,
-            records: 0,
+            pacing,
             next_seq: 0,
             host_wake_at: None,
             dispatch_pending: false,
@@ -448,13 +450,13 @@ impl Simulation {
             if self.buffer.is_some() {
                 self.flush_buffer(now)?;
             }
-            if self.events.processed().is_multiple_of(65_536) && !progress(self.records) {
+            if self.events.processed().is_multiple_of(65_536) && !progress(self.pacing.records()) {
                 return Err(Error::Interrupted {
-                    records: self.records,
+                    records: self.pacing.records(),
                 });
             }
         }
-        progress(self.records);
+        progress(self.pacing.records());
         if self.live_requests != 0 {
             return Err(Error::Workload(format!(
                 "internal error: {} requests never completed (host scheduler held them with no timer set)",
@@ -484,6 +486,12 @@ impl Simulation {
         }
     }
 
+    /// The order in which requests were handed to the device (None unless
+    /// `SimOptions::dispatch_log`).
+    pub fn take_dispatch_log(&mut self) -> Option<crate::stats::DispatchLog> {
+        self.recorder.take_dispatch_log()
+    }
+
     /// Gather the results.
     pub fn results(&self) -> SimResults {
         let models = Models {
@@ -492,9 +500,9 @@ impl Simulation {
             buffer: self.buffer.as_ref().map(|b| &b.buffer),
         };
         let end = RunEnd {
-            records: self.records,
+            records: self.pacing.records(),
             events: self.events.processed(),
-            last_arrival_ns: self.last_arrival_ns,
+            last_arrival_ns: self.pacing.last_arrival_ns(),
         };
         self.recorder.results(models, end)
     }

@@ -3,6 +3,7 @@
 
 mod chip_activity;
 mod device_queues;
+mod dispatch_log;
 mod energy;
 mod flash_operations;
 mod host_queue;
@@ -13,6 +14,7 @@ mod warnings;
 
 pub use chip_activity::ChipActivityRecorder;
 pub use device_queues::{DeviceQueueRecorder, DeviceQueueStats};
+pub use dispatch_log::{DispatchLog, DispatchRecord, DISPATCH_LOG_HEADER};
 pub use energy::{energy_stats, EnergyStats};
 pub use flash_operations::FlashOperationRecorder;
 pub use host_queue::{HostQueueRecorder, HostQueueStats};

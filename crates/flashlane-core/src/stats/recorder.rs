@@ -95,6 +95,8 @@ pub struct SimRecorder {
     host_queue: HostQueueRecorder,
     host_queue_max: u64,
     input_end: Option<(u64, u64)>,
+    /// The hand-over order, when asked for (`--dispatch-log`).
+    dispatch_log: Option<super::DispatchLog>,
 }
 
 impl SimRecorder {
@@ -118,7 +120,36 @@ impl SimRecorder {
             host_queue: HostQueueRecorder::new(host_queue_capacity),
             host_queue_max: 0,
             input_end: None,
+            dispatch_log: None,
         }
+    }
+
+    /// Keep the order in which requests are handed to the device.
+    pub fn enable_dispatch_log(&mut self) {
+        self.dispatch_log = Some(super::DispatchLog::default());
+    }
+
+    /// Is the hand-over order kept?
+    #[inline]
+    pub fn logs_dispatches(&self) -> bool {
+        self.dispatch_log.is_some()
+    }
+
+    /// `members` were handed to the device at `now` as one command (only kept when
+    /// [`SimRecorder::logs_dispatches`]).
+    pub fn command_dispatched<'a>(
+        &mut self,
+        now: u64,
+        members: impl IntoIterator<Item = &'a crate::host::HostRequest>,
+    ) {
+        if let Some(log) = &mut self.dispatch_log {
+            log.command(now, members);
+        }
+    }
+
+    /// The hand-over order kept (None unless enabled).
+    pub fn take_dispatch_log(&mut self) -> Option<super::DispatchLog> {
+        self.dispatch_log.take()
     }
 
     /// Does the measured window open when the request numbered `seq` (0-based) arrives?

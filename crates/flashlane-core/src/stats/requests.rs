@@ -19,9 +19,24 @@ pub struct RequestMarks {
 }
 
 impl RequestMarks {
+    /// Marks of a request from trace `source`, counted in the statistics when `measured`
+    /// (a real replay's; the simulator's come from `SimRecorder::request_admitted`).
+    pub fn new(source: u16, measured: bool) -> Self {
+        RequestMarks {
+            source,
+            measured,
+            ..RequestMarks::default()
+        }
+    }
+
     #[inline]
     pub fn measured(&self) -> bool {
         self.measured
+    }
+
+    /// The request was handed to the device at `now`.
+    pub fn dispatched_at(&mut self, now: u64) {
+        self.dispatched_ns = now;
     }
 }
 
