@@ -60,6 +60,7 @@ Options of the results sets (with --results; one PAPER, not all):
   vios    --platforms LIST     comma-separated platforms
           --stages LIST        initial wear stages (P/E cycles), e.g. 6000,12000
           --no-stand-ins       the shipped traces only (no vios_* stand-ins)
+          --no-map             without the effect map (hot chips x load on ssdsim-platform)
           --max-requests N     requests per run
   venice  --requests N         requests per workload
   pass, sos: none

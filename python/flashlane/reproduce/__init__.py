@@ -103,7 +103,7 @@ def reproduce(
     options: Mapping[str, Any] | None = None,
     reuse: bool = False,
     render_only: bool = False,
-    precondition_cache: str | os.PathLike[str] | None = None,
+    precondition_cache: str | os.PathLike[str] | bool | None = None,
 ) -> dict[str, Any]:
     """Run one paper's experiment set (or ``"all"``) and write its CSV, summaries, figures and
     report into `out`. Returns ``{"runs": n, "ran": n, "reused": n, "rows": n, "figures":
@@ -128,8 +128,9 @@ def reproduce(
     workers must see the traces folder at the same path). The results do not depend on where
     the runs go. `precondition_cache`: a directory of drive snapshots
     (:func:`flashlane.sweep.run_points`): runs that share a preconditioned drive precondition
-    it once; runs.csv is the same bytes with or without it. Without one, on the local pool,
-    the snapshots go to a temporary folder removed when the call ends.
+    it once; runs.csv is the same bytes with or without it. Without one (None), on the local
+    pool, the snapshots go to a temporary folder removed when the call ends; False: no cache,
+    every run preconditions its own drive.
 
     Everything that can be wrong with the inputs (unknown paper or option, unwritable `out`,
     no traces folder, a run the engine cannot take) raises :class:`ReproduceError` before any
@@ -168,6 +169,10 @@ def reproduce(
     if precondition_cache is None and client is None:
         scratch = tempfile.mkdtemp(prefix="flashlane-precondition-")
         precondition_cache = scratch
+    elif precondition_cache is False or precondition_cache is True:
+        if precondition_cache:
+            raise ReproduceError("precondition_cache: a directory, None or False, not True")
+        precondition_cache = None
     try:
         return _reproduce(
             names,

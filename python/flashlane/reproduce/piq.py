@@ -459,7 +459,8 @@ def results_points(quick: bool, options: Mapping[str, Any]) -> list[Point]:
         for q in queue_lengths
         if q != 64
     ]
-    return result + piq_map.points(quick)
+    # The effect map runs on the main platform (ssdsim-platform): with it.
+    return result + (piq_map.points(quick) if MAIN_PLATFORM in platforms else [])
 
 
 def _record(run: Run) -> dict:

@@ -413,6 +413,7 @@ RESULTS_OPTIONS = (
     ),
     Option("stages", "initial wear stages (P/E cycles), e.g. 6000,12000", comma_ints),
     Option("no_stand_ins", "the shipped traces only (no vios_* stand-ins)"),
+    Option("no_map", "without the effect map (hot chips x load on ssdsim-platform)"),
     Option(
         "max_requests",
         f"requests per run (default {RESULTS_REQUESTS:,}; {RESULTS_QUICK_REQUESTS:,} with --quick)",
@@ -459,7 +460,7 @@ def results_points(quick: bool, options: Mapping[str, Any]) -> list[Point]:
         for w in traces + stand_ins
         for pe in stages
         for c in CONFIGS
-    ] + vios_map.points(quick)
+    ] + ([] if options.get("no_map") else vios_map.points(quick))
 
 
 def _results_record(run: Run) -> dict:
