@@ -48,6 +48,15 @@ def test_sentence_counts_reached_points_whose_baseline_fell_behind() -> None:
     data = found({8: [1.0, 0.9, 0.7, 0.6], 1: [1.0, 1.0, 1.0, 1.0]}, {(8, 0.8), (1, 0.8)})
     text = where_sentence("X", GRID, data, LOWER)
     assert "with 8 hot at load 0.4-0.8 (1 of these 2 are points where the baseline falls" in text
+    # The best point is taken where the baseline keeps up (0.6 is an overload's).
+    assert text.endswith("its best where the baseline keeps up is 0.70 (8 hot, load 0.4).")
+    everywhere = {(h, x) for h in GRID.lines for x in GRID.xs}
+    overloaded = where_sentence(
+        "X", GRID, found({8: [1.0, 0.9, 0.7, 0.6], 1: [1.0] * 4}, everywhere), LOWER
+    )
+    assert overloaded.endswith(
+        "its best (every point's baseline falls behind) is 0.60 (8 hot, load 0.8)."
+    )
     single = found({8: [1.0, 0.9, 0.9, 0.6], 1: [1.0] * 4}, {(8, 0.8)})
     assert "(it is a point where the baseline falls behind" in where_sentence(
         "X", GRID, single, LOWER

@@ -229,6 +229,22 @@ fn the_key_follows_the_drive_shaping_inputs_only() {
         assert!(!keys.contains(&key), "{other:?}");
         keys.push(key);
     }
+    // VIOS's block choice acts from the trace's start only (Ftl::start_block_choice): the drive
+    // preconditioned under the default choice is loaded, and gives the fresh run's summary.
+    let variation = [("variation.enabled", "true")];
+    let fastest = [
+        ("variation.enabled", "true"),
+        ("ftl.block_choice", "fastest_for_conflicts"),
+    ];
+    let (key, loaded) = run(drive(&fastest), 1, &trace);
+    assert_eq!((key, loaded), (run(drive(&variation), 1, &trace).0, true));
+    let fresh = {
+        let mut s = cached(drive(&fastest), &trace, &cache);
+        s.precondition_cache = None;
+        flashlane_core::run(&s).unwrap()
+    };
+    let loaded = flashlane_core::run(&cached(drive(&fastest), &trace, &cache)).unwrap();
+    assert_eq!(comparable(&loaded), comparable(&fresh));
     let (key, loaded) = run(drive(&[]), 2, &trace);
     assert!(!loaded && !keys.contains(&key), "seed");
     keys.push(key);

@@ -142,23 +142,29 @@ def _spans(xs: Sequence[Any], chosen: set[Any]) -> str:
 
 
 def best(grid: Grid, found: Cells, target: Target) -> tuple[float, Any, Any] | None:
-    """The grid point with the largest effect in the target's direction: (value, line, x)."""
+    """The grid point with the largest effect in the target's direction, (value, line, x),
+    among the points whose baseline keeps up with its arrivals when there are any: an
+    overload's ratio grows with the run's length and says nothing of a steady state."""
     present = [(v, line, x) for (line, x), v in found.values.items() if v is not None]
+    steady = [p for p in present if (p[1], p[2]) not in found.behind]
     if not present:
         return None
     pick = min if target.better == "lower" else max
-    return pick(present, key=lambda item: item[0])
+    return pick(steady or present, key=lambda item: item[0])
 
 
 def where_sentence(subject: str, grid: Grid, found: Cells, target: Target) -> str:
     """Where on the grid `subject` reaches the paper's value, computed from the data: the x
     ranges per line, how many of those points have a baseline that fell behind its arrivals,
-    and the best point."""
+    and the best point (:func:`best`)."""
     top = best(grid, found, target)
     if top is None:
         return "No data."
     value, line, x = top
-    best_text = f"its best is {value:.2f} ({grid.line_name(line)}, {grid.x_name} {x})"
+    where = "" if not found.behind else " where the baseline keeps up"
+    if (line, x) in found.behind:
+        where = " (every point's baseline falls behind)"
+    best_text = f"its best{where} is {value:.2f} ({grid.line_name(line)}, {grid.x_name} {x})"
     reached = {key for key, v in found.values.items() if v is not None and target.reached(v)}
     if not reached:
         return f"Nowhere on the grid does {subject} reach {target.text}: {best_text}."

@@ -9,12 +9,12 @@
 //! buffer and the replay options are not in it, so runs that differ only in those share one
 //! snapshot.
 
-use serde::Serialize;
+use serde::{Serialize, Serializer};
 
 use crate::config::Config;
 use crate::ftl::{
-    precondition, Footprint, Ftl, FtlConfig, PreconditionConfig, PreconditionReport,
-    VariationConfig,
+    precondition, BlockChoice, Footprint, Ftl, FtlConfig, PreconditionConfig,
+    PreconditionReport, VariationConfig,
 };
 use crate::geometry::Geometry;
 use crate::Error;
@@ -24,9 +24,12 @@ use crate::Error;
 pub struct DriveInputs<'a> {
     pub geometry: &'a Geometry,
     /// The FTL's rules, static placement among them (`ftl.allocation`,
-    /// `ftl.stripe_unit_pages`). Some act only during the run (`ftl.block_choice`, the
-    /// cached mapping table's size) and are in the key all the same: kept whole, no rule
-    /// added later can be left out by mistake.
+    /// `ftl.stripe_unit_pages`). Some act only during the run (the cached mapping table's
+    /// size) and are in the key all the same: kept whole, no rule added later can be left out
+    /// by mistake. The one left out is `ftl.block_choice`, which the FTL starts to apply only
+    /// after preconditioning (`Ftl::start_block_choice`), so that VIOS and the schedulers it
+    /// is compared with start from one drive.
+    #[serde(serialize_with = "ftl_without_block_choice")]
     pub ftl: &'a FtlConfig,
     pub precondition: &'a PreconditionConfig,
     /// `[variation]` and the nominal program time it scales, when it is on.
@@ -42,6 +45,15 @@ pub struct VariationInputs<'a> {
     pub config: &'a VariationConfig,
     /// `timing.page_program_ns`.
     pub nominal_program_ns: u64,
+}
+
+/// `[ftl]` as it shapes the drive: `ftl.block_choice` at its default whatever it is.
+fn ftl_without_block_choice<S: Serializer>(ftl: &&FtlConfig, out: S) -> Result<S::Ok, S::Error> {
+    FtlConfig {
+        block_choice: BlockChoice::default(),
+        ..(*ftl).clone()
+    }
+    .serialize(out)
 }
 
 impl<'a> DriveInputs<'a> {
