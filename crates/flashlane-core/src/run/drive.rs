@@ -13,8 +13,8 @@ use serde::{Serialize, Serializer};
 
 use crate::config::Config;
 use crate::ftl::{
-    precondition, BlockChoice, Footprint, Ftl, FtlConfig, PreconditionConfig,
-    PreconditionReport, VariationConfig,
+    precondition, BlockChoice, Footprint, Ftl, FtlConfig, PreconditionConfig, PreconditionReport,
+    VariationConfig,
 };
 use crate::geometry::Geometry;
 use crate::Error;
