@@ -2,9 +2,7 @@
 //! a value past it is refused up front, naming the key. Latencies past a day still get exact
 //! percentiles.
 
-mod common;
-
-use common::{mqsim_trace, preset, spec, Req};
+use crate::common::{mqsim_trace, preset, spec, Req};
 use flashlane_core::config::Config;
 use flashlane_core::run::Replay;
 
@@ -118,7 +116,7 @@ fn percentiles_of_latencies_past_a_day_are_exact() {
     let writes: Vec<Req> = (0..100_000u64)
         .map(|i| (0, i * page, page, false))
         .collect();
-    let s = common::run(config, "two-days", &writes);
+    let s = crate::common::run(config, "two-days", &writes);
     let w = &s.latency_us.write;
     assert!(w.max > 4.2e11, "{w:?}");
     assert!(w.p999 >= w.max * 0.998 && w.p99 >= w.max * 0.98, "{w:?}");

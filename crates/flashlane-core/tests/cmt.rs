@@ -1,9 +1,7 @@
 //! The cached mapping table (`ftl.mapping_cache_bytes`) on the MQSim preset: hit and miss
 //! counts derived by hand, and the closed-form delay of a miss.
 
-mod common;
-
-use common::{preset, run};
+use crate::common::{preset, run};
 
 const CMD: f64 = 21.0;
 const T_R: f64 = 75_000.0;

@@ -3,9 +3,7 @@
 //! default `[energy]` constants (33 mW active chip, 0.033 mW idle chip, 10.8 mW bus, 1.08 mW
 //! link, 0.241 mW router, 0 mW controller). mW x ns = pJ.
 
-mod common;
-
-use common::{preset, run};
+use crate::common::{preset, run};
 use flashlane_core::config::Config;
 use flashlane_core::stats::Summary;
 

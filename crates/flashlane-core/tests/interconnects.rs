@@ -1,9 +1,7 @@
 //! Closed forms and whole-run checks of the interconnect family on the Venice paper's
 //! performance-optimized preset (4 KiB pages, 1.2 B/ns channels, 6 ns commands, tR 3 us).
 
-mod common;
-
-use common::{mqsim_trace, preset, run, spec};
+use crate::common::{mqsim_trace, preset, run, spec};
 use flashlane_core::config::Config;
 use rand::{Rng, SeedableRng};
 
@@ -121,7 +119,7 @@ fn packetized_bus_halves_transfer_time() {
 }
 
 /// Random 4 KiB requests, 60 % reads, bursts that keep many transfers in flight.
-fn busy_trace(seed: u64, count: usize) -> Vec<common::Req> {
+fn busy_trace(seed: u64, count: usize) -> Vec<crate::common::Req> {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
     let mut t = 0u64;
     (0..count)

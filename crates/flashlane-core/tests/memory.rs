@@ -1,9 +1,7 @@
 //! Configs too large to allocate are refused before anything is allocated, with the estimate;
 //! geometry counts that overflow u32 are refused by key instead of panicking.
 
-mod common;
-
-use common::{mqsim_trace, preset, spec};
+use crate::common::{mqsim_trace, preset, spec};
 use flashlane_core::config::Config;
 use flashlane_core::run::{upfront_memory, MAX_UPFRONT_BYTES};
 
@@ -43,7 +41,7 @@ fn a_config_too_large_to_allocate_is_refused_with_its_estimate() {
     );
     assert!(e.contains("nothing was allocated"), "{e}");
     // The preset itself: its FTL records are a few MiB, and it runs.
-    let plain = common::spec(preset("mqsim-ssd", &[]), trace.clone());
+    let plain = crate::common::spec(preset("mqsim-ssd", &[]), trace.clone());
     let bytes = upfront_memory(&plain).total();
     assert!(bytes > 1 << 20 && bytes < 64 << 20, "{bytes}");
     flashlane_core::run(&plain).unwrap();

@@ -4,9 +4,7 @@
 //! The small drive: one channel, one chip, two dies of one plane, 8 KiB pages, static
 //! channel-chip-die-plane striping, so logical page p lives on die p mod 2.
 
-mod common;
-
-use common::{mqsim_trace, preset, random_requests, run, spec};
+use crate::common::{mqsim_trace, preset, random_requests, run, spec};
 use flashlane_core::config::{Config, GcBlockRelease};
 use flashlane_core::ftl::cmt::TranslationPagesOnFlash;
 use flashlane_core::ftl::UnwrittenReads;
@@ -102,7 +100,7 @@ fn read_first_lets_a_read_pass_a_queued_write() {
 #[test]
 fn read_first_keeps_integrity_through_gc() {
     for die_issue in ["independent", "whole_chip_idle"] {
-        let config = common::sos_small_drive(&[
+        let config = crate::common::sos_small_drive(&[
             ("device.scheduler.kind", "read_first"),
             ("geometry.dies_per_chip", "2"),
             ("precondition.fill_fraction", "0.9"),
@@ -146,7 +144,7 @@ proptest! {
             ("device.die_issue", if whole_chip { "whole_chip_idle" } else { "independent" }),
             ("device.multiplane", if multiplane { "true" } else { "false" }),
         ];
-        let s = run(common::sos_small_drive(&extra), &format!("rf-prop-{seed}-{n}"), &requests);
+        let s = run(crate::common::sos_small_drive(&extra), &format!("rf-prop-{seed}-{n}"), &requests);
         let reads = requests.iter().filter(|r| r.3).count() as u64;
         prop_assert_eq!(s.requests.completed, n as u64);
         prop_assert_eq!(s.requests.reads, reads);
@@ -263,9 +261,9 @@ fn deferred_gc_release_keeps_integrity_and_completes_every_request() {
             ("device.die_issue", "whole_chip_idle"),
             ("device.multiplane", "true"),
         ];
-        let plain = common::sos_small_drive(&extra);
+        let plain = crate::common::sos_small_drive(&extra);
         extra.extend_from_slice(&DEFERRED);
-        let config = common::sos_small_drive(&extra);
+        let config = crate::common::sos_small_drive(&extra);
         let capacity = (2 * 2 * 2 * 2 * 32 * 16) as f64 * 4096.0 * 0.8;
         let requests = random_requests(7, 12_000, (capacity * 0.9) as u64, 0.3, 200_000);
         let path = mqsim_trace(&format!("deferred-gc-{cmt}"), &requests);

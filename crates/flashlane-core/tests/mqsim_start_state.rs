@@ -5,9 +5,7 @@
 //! MQSim's never-served write-backs (`ftl.mapping_writebacks = "never_programmed"`). Latencies
 //! are derived by hand from the `mqsim-platform` timings.
 
-mod common;
-
-use common::{preset, run};
+use crate::common::{preset, run};
 
 const CMD: f64 = 21.0;
 const T_R: f64 = 75_000.0;

@@ -2,9 +2,7 @@
 //! they form only from page operations of one die, on different planes, at the same page
 //! index inside their blocks.
 
-mod common;
-
-use common::{preset, run};
+use crate::common::{preset, run};
 
 const CMD: f64 = 21.0;
 const T_R: f64 = 75_000.0;

@@ -5,10 +5,8 @@
 //! channels x 8 chips x 2 dies: logical page p is on chip p mod 64 (chip c on channel c mod 8),
 //! and pages 0 and 64 are dies 0 and 1 of chip 0.
 
-mod common;
-
-use common::run;
-use common::ssdsim_8x8::{drive, ns, PAGE, READ, WRITE};
+use crate::common::run;
+use crate::common::ssdsim_8x8::{drive, ns, PAGE, READ, WRITE};
 use flashlane_core::geometry::{ChipSet, Geometry, Level, StaticMap};
 use flashlane_core::host::{HostRequest, HostScheduler, HostView, Piq, PiqVariant, RequestId};
 use flashlane_core::trace::Op;

@@ -3,11 +3,9 @@
 //! drive and no other; damaged, truncated and foreign files are refused in one line naming
 //! them; workers racing on one drive precondition it once.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 
-use common::{mqsim_trace_in, preset, random_requests, spec, Req, ScratchDir};
+use crate::common::{mqsim_trace_in, preset, random_requests, spec, Req, ScratchDir};
 use flashlane_core::config::Config;
 use flashlane_core::stats::Summary;
 use flashlane_core::{Error, RunSpec};

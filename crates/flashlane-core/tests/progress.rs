@@ -1,14 +1,12 @@
 //! Progress reports: the simulation phase is announced when it starts (records 0, after the
 //! footprint pass and preconditioning), so a display measures its rate from there.
 
-mod common;
-
-use common::{mqsim_trace, preset, spec};
+use crate::common::{mqsim_trace, preset, spec};
 use flashlane_core::{Phase, Progress};
 
 #[test]
 fn the_simulation_phase_is_reported_when_it_starts() {
-    let requests: Vec<common::Req> = (0..2000u64)
+    let requests: Vec<crate::common::Req> = (0..2000u64)
         .map(|i| (i * 10_000, (i % 700) * 8192, 8192, i % 3 == 0))
         .collect();
     let path = mqsim_trace("progress", &requests);

@@ -1,9 +1,7 @@
 //! PASS's drive behaviour (`device.region_contention`): operations of a region slow down only
 //! while more requests are outstanding to it than the curve's flat part allows.
 
-mod common;
-
-use common::{preset, run, Req};
+use crate::common::{preset, run, Req};
 
 const MIB: u64 = 1 << 20;
 
@@ -116,7 +114,7 @@ fn probe_json(dir: &std::path::Path) -> std::path::PathBuf {
 /// docs/models/pass.md gives, and the run equals one given those points directly.
 #[test]
 fn a_probe_json_gives_the_curve() {
-    let dir = common::ScratchDir::new("probe-curve");
+    let dir = crate::common::ScratchDir::new("probe-curve");
     let probe = probe_json(&dir);
     let probe_text = probe.display().to_string();
     let base = [

@@ -1,8 +1,6 @@
 //! The input pipeline: replay modes, address policies, device selection and trace mixes.
 
-mod common;
-
-use common::{mqsim_trace, preset, spec};
+use crate::common::{mqsim_trace, preset, spec};
 use flashlane_core::run::{AddressPolicy, Replay, TraceInput};
 use flashlane_core::trace::TraceFormat;
 
@@ -204,9 +202,9 @@ fn a_run_stops_when_asked_and_says_how_far_it_got() {
     // 200,000 random requests: well over 65,536 events, so `interrupted` is asked several
     // times. Answering true at its third question stops the run with `Error::Interrupted`,
     // having read fewer records than the trace holds; answering false runs it to the end.
-    let requests = common::random_requests(7, 200_000, 1 << 30, 0.7, 20_000);
-    let path = common::mqsim_trace("interruptible", &requests);
-    let spec = common::spec(common::preset("mqsim-ssd", &[]), path.clone());
+    let requests = crate::common::random_requests(7, 200_000, 1 << 30, 0.7, 20_000);
+    let path = crate::common::mqsim_trace("interruptible", &requests);
+    let spec = crate::common::spec(crate::common::preset("mqsim-ssd", &[]), path.clone());
     let asked = std::cell::Cell::new(0);
     let stopped = flashlane_core::run::run_interruptible(
         &spec,

@@ -1,9 +1,7 @@
 //! Closed-form timing cases on the MQSim preset (no preconditioning, so nothing but the
 //! requests themselves touches the flash).
 
-mod common;
-
-use common::{preset, run};
+use crate::common::{preset, run};
 
 const CMD: f64 = 21.0;
 const T_R: f64 = 75_000.0;

@@ -1,8 +1,6 @@
 //! Conservation, data integrity through garbage collection, determinism and clear errors.
 
-mod common;
-
-use common::{mqsim_trace, preset, run, spec, Req};
+use crate::common::{mqsim_trace, preset, run, spec, Req};
 use flashlane_core::config::Config;
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};

@@ -1,9 +1,7 @@
 //! SOS device scheduler in the whole simulation: integrity through moves, cancels and GC;
 //! every request completes exactly once.
 
-mod common;
-
-use common::{mqsim_trace, random_requests, run, sos_small_drive as small_drive, spec};
+use crate::common::{mqsim_trace, random_requests, run, sos_small_drive as small_drive, spec};
 use proptest::prelude::*;
 
 fn switches(qsl: bool, whm: bool) -> [(&'static str, &'static str); 2] {

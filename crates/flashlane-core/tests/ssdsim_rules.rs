@@ -6,12 +6,10 @@
 //! Channel-first static allocation over 8 channels x 8 chips x 2 dies: logical page p is on
 //! chip p mod 64 (chip c on channel c mod 8); pages 0 and 64 are dies 0 and 1 of chip 0.
 
-mod common;
-
-use common::ssdsim_8x8::{
+use crate::common::ssdsim_8x8::{
     self, ns, CMD, PAGE, READ, SECTOR, SECTOR_XFER, T_PROG, T_R, WRITE, XFER,
 };
-use common::{preset, run};
+use crate::common::{preset, run};
 use flashlane_core::config::Config;
 
 /// The small `ssdsim-mlc-8x8` drive with SSDsim's device order.

@@ -1,12 +1,10 @@
 //! The HP SRT binary layout (records built byte by byte from the documented layout), detection
 //! of binary content that is no supported layout, and generic-csv row filters (`keep=`).
 
-mod common;
-
 use std::io::Cursor;
 use std::path::{Path, PathBuf};
 
-use common::ScratchDir;
+use crate::common::ScratchDir;
 use flashlane_core::trace::{
     detect, open, open_with, GenericCsvReader, GenericCsvSpec, HpSrtReader, Op, ReaderOptions,
     TraceError, TraceFormat, TraceReader, TraceRecord,

@@ -1,11 +1,9 @@
 //! Trace readers against the real traces in <repo>/traces/ and small hand-written fixtures.
 
-mod common;
-
 use std::io::Cursor;
 use std::path::{Path, PathBuf};
 
-use common::ScratchDir;
+use crate::common::ScratchDir;
 
 use flashlane_core::trace::{
     self, detect, open, open_with, BlkparseReader, BlockEvent, DiskmonReader, FioReader,

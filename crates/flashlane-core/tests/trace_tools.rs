@@ -2,12 +2,10 @@
 //! fixtures, the bundled real traces, round trips through every writable layout, refusal of
 //! lossy conversions and atomic output.
 
-mod common;
-
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use common::ScratchDir;
+use crate::common::ScratchDir;
 
 use flashlane_core::trace::analysis::{DeviceRequests, SizeBucket};
 use flashlane_core::trace::writer::{

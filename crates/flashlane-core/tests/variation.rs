@@ -1,8 +1,6 @@
 //! Process variation (`[variation]`) and variation-aware block allocation, end to end.
 
-mod common;
-
-use common::{preset, run, Req};
+use crate::common::{preset, run, Req};
 
 /// A small SSDsim-like drive: 4 chips of one plane, 64 blocks of 64 pages.
 fn small(extra: &[(&str, &str)]) -> flashlane_core::config::Config {

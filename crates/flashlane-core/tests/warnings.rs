@@ -1,11 +1,9 @@
 //! Every warning of the run summary (stats/warnings.rs, docs/summary.md "Warnings") appears
 //! when its condition holds, with its count, and not on a clean run.
 
-mod common;
-
 use std::io::Write;
 
-use common::{mqsim_trace_in, preset, spec, Req, ScratchDir};
+use crate::common::{mqsim_trace_in, preset, spec, Req, ScratchDir};
 use flashlane_core::run::Replay;
 use flashlane_core::stats::Summary;
 use flashlane_core::trace::TraceFormat;

@@ -1,9 +1,7 @@
 //! DRAM write buffer (`device.write_buffer_bytes`): closed-form timing on the MQSim preset,
 //! integrity with QSL + WHM + GC, every request completes exactly once.
 
-mod common;
-
-use common::{mqsim_trace, preset, random_requests, run, sos_small_drive, spec};
+use crate::common::{mqsim_trace, preset, random_requests, run, sos_small_drive, spec};
 use flashlane_core::config::Config;
 use proptest::prelude::*;
 
