@@ -292,6 +292,53 @@ fn deferred_gc_release_keeps_integrity_and_completes_every_request() {
     }
 }
 
+/// MQSim's asynchronous GC on a plane whose data and stall level do not fit: the host writes
+/// that wait for a free block wait forever (every full block entirely valid, none being
+/// erased). The run says so, with the plane, its figures and the keys to change, instead of
+/// an internal error; with less data the same drive and trace complete.
+#[test]
+fn a_plane_that_can_never_free_a_block_is_named_with_the_keys_to_change() {
+    let deferred = [
+        ("ftl.gc_block_release", "erase_done"),
+        ("ftl.gc_threshold_min_blocks", "10"),
+        ("ftl.gc_max_victims_per_plane", "2"),
+        ("ftl.write_stall_below_free_blocks", "10"),
+        ("ftl.gc_separate_write_block", "true"),
+    ];
+    // 64 blocks of 64 pages per plane, 7 % over-provisioned: 4.5 spare blocks, below the 10
+    // free blocks the stall level keeps.
+    let requests = random_requests(3, 3000, 16 << 20, 0.0, 20_000);
+    let path = mqsim_trace("stuck-plane", &requests);
+    let full = drive(
+        &[
+            &deferred[..],
+            &[
+                ("precondition.fill_fraction", "0.9"),
+                ("precondition.age", "true"),
+            ],
+        ]
+        .concat(),
+    );
+    let e = flashlane_core::run(&spec(full, path.clone()))
+        .unwrap_err()
+        .to_string();
+    let half = drive(&[&deferred[..], &[("precondition.fill_fraction", "0.5")]].concat());
+    let s = flashlane_core::run(&spec(half, path.clone())).unwrap();
+    std::fs::remove_file(path).unwrap();
+    for part in [
+        "the drive ran out of space it can reclaim",
+        "below ftl.write_stall_below_free_blocks = 10, and no block being erased",
+        "every full block is entirely valid",
+        "blocks of 64 pages",
+        "Lower precondition.fill_fraction",
+        "raise ftl.overprovisioning_fraction",
+    ] {
+        assert!(e.contains(part), "{part:?} not in: {e}");
+    }
+    assert!(!e.contains("internal error"), "{e}");
+    assert_eq!(s.requests.completed, 3000);
+}
+
 /// Bad values of the asynchronous-GC keys are refused by name.
 #[test]
 fn deferred_gc_keys_are_validated() {

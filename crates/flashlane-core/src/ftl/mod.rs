@@ -95,6 +95,17 @@ struct Shadow {
     violations: u64,
 }
 
+/// A plane whose waiting host writes can never be placed ([`Ftl::stuck_plane`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StuckPlane {
+    pub free_blocks: u32,
+    /// `ftl.write_stall_below_free_blocks`.
+    pub stall_below_free_blocks: u32,
+    /// Valid pages held by the plane's blocks.
+    pub valid_pages: u64,
+    pub blocks: u32,
+}
+
 /// The drive's state. Every field preconditioning changes is also in its snapshot
 /// (ftl/snapshot.rs, which fails to compile until a new field is placed there).
 pub struct Ftl {
@@ -210,6 +221,26 @@ impl Ftl {
         let plane = self.static_map.plane_of(lpn);
         (self.planes[plane as usize].free_blocks() < self.write_stall_below_free_blocks)
             .then_some(plane)
+    }
+
+    /// Under deferred release: the state of `plane` when host writes waiting for it can never
+    /// be placed. The plane is below the write-stall level, no victim of it is being erased
+    /// and every full block is entirely valid, so no collection can free a block; only a write
+    /// to the plane could invalidate a page, and those writes wait. (The config keeps the GC
+    /// threshold at or above the stall level, so a plane below it with a victim has one
+    /// being erased.)
+    pub fn stuck_plane(&self, plane: u32) -> Option<StuckPlane> {
+        let p = &self.planes[plane as usize];
+        let stuck = self.defer_release
+            && p.free_blocks() < self.write_stall_below_free_blocks
+            && p.collecting == 0
+            && p.greedy_victim().is_none();
+        stuck.then(|| StuckPlane {
+            free_blocks: p.free_blocks(),
+            stall_below_free_blocks: self.write_stall_below_free_blocks,
+            valid_pages: p.blocks.iter().map(|b| u64::from(b.valid_pages)).sum(),
+            blocks: p.blocks.len() as u32,
+        })
     }
 
     /// Under deferred release: the erase of the block holding `ppn` completed; the block joins
