@@ -6,8 +6,8 @@ from typing import Any
 def run_json(
     preset: str | None,
     config: str | None,
-    trace: str | None,
-    format: str | None,
+    traces: list[str],
+    formats: list[str],
     overrides: dict[str, str | int | float | bool],
     warmup_requests: int,
     max_requests: int | None,
@@ -28,8 +28,9 @@ def run_json(
 ) -> tuple[str, str | None]:
     """Run one simulation; return its summary as JSON text (layout of ``flashlane run --json``,
     keys described in docs/summary.md) and, with ``dispatch_log``, the hand-over order as the
-    CSV text of ``--dispatch-log`` (else None). The inputs are a trace, synthetic workloads (a
-    JSON array of profile names and spec objects) or both; ``precondition_cache`` is a
+    CSV text of ``--dispatch-log`` (else None). The inputs are traces (``formats``: none,
+    one for all, or one per trace, as ``--format``), synthetic workloads (a JSON array of
+    profile names and spec objects) or both; ``precondition_cache`` is a
     directory of drive snapshots (``--precondition-cache``). Raises ValueError for config,
     trace and workload errors and damaged snapshots, OSError for output errors."""
 
