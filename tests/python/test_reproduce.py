@@ -577,7 +577,14 @@ def test_every_map_says_where_ours_reaches_the_paper(quick_all: tuple[Path, dict
     for claim in MAPPED_CLAIMS:
         assert where[claim].startswith("Nowhere on the grid") or " reaches " in where[claim], claim
     assert "not mapped" in where.values()
-    assert "where ours reaches the paper&#x27;s value" in (out / "report.html").read_text()
+    report = (out / "report.html").read_text()
+    assert "where ours reaches the paper&#x27;s value" in report
+    # The claims' code spans (map names, config keys) are code in the page, not backticks.
+    spans = set(re.findall(r"`([^`]+)`", (out / "claims.md").read_text()))
+    assert "piq-map-read" in spans
+    for span in spans:
+        assert f"<code>{span}</code>" in report, span
+    assert "`" not in report
 
 
 def test_paper_values_are_drawn_or_the_caption_says_why(figures: dict[str, Figure], drawn) -> None:

@@ -192,6 +192,12 @@ def _lines(ax, figure: Figure) -> None:
     ax.set_xticklabels(figure.categories)
 
 
+def _inline(text: str) -> str:
+    """`text` as HTML, its Markdown code spans (`piq-map-read`) as <code> (claim texts and
+    section names are written for claims.md and docs/results too)."""
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(text))
+
+
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]], cls: str) -> str:
     head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
     body = "".join("<tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>" for row in rows)
@@ -227,7 +233,7 @@ def gaps_link(figure: Figure, repo: Path | None, out: Path) -> str:
     the section of docs/results/PAPER.md with the reasons for its gaps."""
     page = results_page(figure.paper)
     where = page + (f", section \u201c{figure.gaps}\u201d" if figure.gaps else "")
-    text = html.escape(where)
+    text = _inline(where)
     if repo is not None and (repo / page).is_file():
         href = Path(os.path.relpath(repo / page, out)).as_posix()
         if figure.gaps:
@@ -277,11 +283,11 @@ def render_html(
                 verdict = claim.verdict()
                 rows.append(
                     [
-                        html.escape(claim.text),
+                        _inline(claim.text),
                         html.escape(claim.paper_text()),
                         html.escape(claim.ours_text()),
                         f'<span class="{verdict.replace(" ", "")}">{verdict}</span>',
-                        html.escape(claim.where or NOT_MAPPED),
+                        _inline(claim.where or NOT_MAPPED),
                     ]
                 )
             header = ["paper's claim", "paper", "ours", "verdict", WHERE_HEADER]
