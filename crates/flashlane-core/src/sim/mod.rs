@@ -486,12 +486,12 @@ impl Simulation {
             n => format!(" (and {n} more plane(s) the same way)"),
         };
         Some(Error::Workload(format!(
-            "the drive ran out of space it can reclaim: {} request(s) never completed; {waiting} \
-             host page write(s) wait for plane {plane}{others}, which has {} free blocks, below \
-             ftl.write_stall_below_free_blocks = {}, and no block being erased; every full block is \
-             entirely valid, so no collection can free one (its {} valid pages and {} free \
-             blocks to keep do not fit in its {} blocks of {} pages beside its open blocks). \
-             Lower precondition.fill_fraction or the trace's footprint, raise \
+            "the drive ran out of space it can reclaim: {} request(s) never completed; \
+             {waiting} host page write(s) wait for plane {plane}{others}, which has {} free \
+             blocks, below ftl.write_stall_below_free_blocks = {}, and no block being erased; \
+             every full block is entirely valid, so no collection can free one (its {} valid \
+             pages and {} free blocks to keep do not fit in its {} blocks of {} pages beside its \
+             open blocks). Lower precondition.fill_fraction or the trace's footprint, raise \
              ftl.overprovisioning_fraction or geometry.blocks_per_plane, or lower \
              ftl.write_stall_below_free_blocks",
             self.live_requests,
