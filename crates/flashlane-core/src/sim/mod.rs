@@ -4,8 +4,8 @@
 //!
 //! Along a request's life: `admission.rs` (arrival, host queue, hand-over), `dispatch.rs`
 //! (HIL and FTL into the device queues), `flash.rs` (dies, paths, array times),
-//! `completion.rs` (pages done, request complete). This file holds the state, the event loop
-//! and the results.
+//! `completion.rs` (pages done, request complete); `stuck.rs` says why a run ended with
+//! requests left. This file holds the state, the event loop and the results.
 
 use crate::config::Config;
 use crate::device::{
@@ -56,6 +56,7 @@ mod admission;
 mod completion;
 mod dispatch;
 mod flash;
+mod stuck;
 
 #[derive(Debug, Clone, Copy)]
 enum Event {
@@ -458,50 +459,9 @@ impl Simulation {
         }
         progress(self.pacing.records());
         if self.live_requests != 0 {
-            if let Some(stuck) = self.stuck_writes_error() {
-                return Err(stuck);
-            }
-            return Err(Error::Workload(format!(
-                "internal error: {} requests never completed (host scheduler held them with no timer set)",
-                self.live_requests
-            )));
+            return Err(self.requests_left_error());
         }
         Ok(())
-    }
-
-    /// Under deferred release, the events ran out with host writes waiting for a plane that
-    /// will never free a block (ftl::Ftl::stuck_plane): say which plane, why, and which keys
-    /// make the data fit, instead of an internal error.
-    fn stuck_writes_error(&self) -> Option<Error> {
-        let mut planes = (0..self.stalled_writes.len() as u32).filter_map(|plane| {
-            let waiting = self.stalled_writes[plane as usize].len();
-            (waiting > 0)
-                .then(|| self.ftl.stuck_plane(plane).map(|s| (plane, waiting, s)))
-                .flatten()
-        });
-        let (plane, waiting, stuck) = planes.next()?;
-        let more = planes.count();
-        let others = match more {
-            0 => String::new(),
-            n => format!(" (and {n} more plane(s) the same way)"),
-        };
-        Some(Error::Workload(format!(
-            "the drive ran out of space it can reclaim: {} request(s) never completed; \
-             {waiting} host page write(s) wait for plane {plane}{others}, which has {} free \
-             blocks, below ftl.write_stall_below_free_blocks = {}, and no block being erased; \
-             every full block is entirely valid, so no collection can free one (its {} valid \
-             pages and {} free blocks to keep do not fit in its {} blocks of {} pages beside its \
-             open blocks). Lower precondition.fill_fraction or the trace's footprint, raise \
-             ftl.overprovisioning_fraction or geometry.blocks_per_plane, or lower \
-             ftl.write_stall_below_free_blocks",
-            self.live_requests,
-            stuck.free_blocks,
-            stuck.stall_below_free_blocks,
-            stuck.valid_pages,
-            stuck.stall_below_free_blocks,
-            stuck.blocks,
-            self.geometry.pages_per_block
-        )))
     }
 
     /// Reads that found stale data, in the FTL's or the write buffer's shadow (None without
