@@ -127,6 +127,25 @@ def series(grid: Grid, found: Cells) -> dict[str, list[float | None]]:
     }
 
 
+def series_against(
+    grid: Grid, found: dict[str, Cells], names: dict[str, str]
+) -> tuple[dict[str, list[float | None]], dict[str, str]]:
+    """The map's lines against each baseline of `found` (baseline key -> cells), labelled
+    "LINE vs BASELINE" (`names`: the baselines' display names), and the dashed ones: the lines
+    against the second and later baselines, each drawn in the colour of the same line against
+    the first (``Figure.dashed``)."""
+    lines: dict[str, list[float | None]] = {}
+    dashed: dict[str, str] = {}
+    first = next(iter(found))
+    for base, cells in found.items():
+        for name, values in series(grid, cells).items():
+            label = f"{name} vs {names[base]}"
+            lines[label] = values
+            if base != first:
+                dashed[label] = f"{name} vs {names[first]}"
+    return lines, dashed
+
+
 def _spans(xs: Sequence[Any], chosen: set[Any]) -> str:
     """The chosen x values as runs of neighbours on the grid: "0.1-0.4, 0.8"."""
     parts: list[str] = []

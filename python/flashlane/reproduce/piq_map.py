@@ -174,14 +174,9 @@ def figures(runs: list[Run], quick: bool) -> list[Figure]:
     said = sentences(mine, quick)
     result = []
     for kind, paper in (("read", PAPER_READ), ("write", PAPER_WRITE)):
-        series: dict[str, list[float | None]] = {}
-        dashed: dict[str, str] = {}
-        for base in ("noop", "noop_d"):
-            for name, values in _maps.series(g, _found(mine, quick, kind, base)).items():
-                label = f"{name} vs {SCHEMES[base]}"
-                series[label] = values
-                if base == "noop_d":
-                    dashed[label] = f"{name} vs NOOP"
+        series, dashed = _maps.series_against(
+            g, {base: _found(mine, quick, kind, base) for base in ("noop", "noop_d")}, SCHEMES
+        )
         top = _maps.best(g, _found(mine, quick, kind, "noop"), _target(kind, "noop"))
         result.append(
             Figure(

@@ -96,14 +96,9 @@ def figures(runs: list[Run], quick: bool) -> list[Figure]:
     result = []
     for kind in ("read", "write"):
         bases = [b for b in ("noop", "piq") if (kind, b) in CLAIMS]
-        series: dict[str, list[float | None]] = {}
-        dashed: dict[str, str] = {}
-        for base in ("noop", "piq"):
-            for name, values in _maps.series(g, _found(mine, quick, kind, base)).items():
-                label = f"{name} vs {SCHEMES[base]}"
-                series[label] = values
-                if base == "piq":
-                    dashed[label] = f"{name} vs NOOP"
+        series, dashed = _maps.series_against(
+            g, {base: _found(mine, quick, kind, base) for base in ("noop", "piq")}, SCHEMES
+        )
         levels = {f"{100 * (PAPER_VS_NOOP[kind] - 1):+.1f} % vs NOOP": PAPER_VS_NOOP[kind]}
         if kind == "write":
             levels[f"{100 * (PAPER_WRITE_VS_PIQ - 1):+.2f} % vs PIQ (12K)"] = PAPER_WRITE_VS_PIQ
