@@ -13,7 +13,10 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
-use flashlane_core::stats::{DispatchLog, LatencyByOp, LatencyStats, SourceSummary, Summary};
+use flashlane_core::stats::{
+    DispatchLog, HostQueueStats, LatencyByOp, LatencyStats, RequestCounts, SourceSummary, Summary,
+    TimeSplit,
+};
 use flashlane_core::Error;
 
 /// Temporaries that exist now. Held while a temporary is created or renamed, and by the
@@ -480,6 +483,49 @@ pub fn check_all_writable<'a>(
 }
 
 /// What the input pipeline did to the records, when it did anything (summed over traces).
+/// "  workload PATH: LABEL" for every input with a label (a simulation's and a real replay's
+/// text summaries).
+pub fn workload_labels(out: &mut String, sources: &[SourceSummary]) {
+    for source in sources {
+        if let Some(label) = &source.input.label {
+            let _ = writeln!(out, "  workload {}: {label}", source.input.path);
+        }
+    }
+}
+
+/// The requests, inputs, latency, time split and host queue lines that a simulation's and a
+/// real replay's text summaries share.
+pub fn request_lines(
+    out: &mut String,
+    requests: &RequestCounts,
+    records: u64,
+    sources: &[SourceSummary],
+    latency: &LatencyByOp,
+    split: &TimeSplit,
+    q: &HostQueueStats,
+) {
+    let _ = writeln!(
+        out,
+        "requests: {} measured ({} reads, {} writes), {} warm-up, {} records read",
+        requests.completed, requests.reads, requests.writes, requests.warmup, records
+    );
+    input_line(out, sources);
+    latency_table(out, latency);
+    let _ = writeln!(
+        out,
+        "time split (mean us): host queue {:.1}, device {:.1}",
+        split.host_queue, split.device
+    );
+    let _ = writeln!(
+        out,
+        "host queue: mean {:.2} requests, max {} of {}, full {:.1} % of the time",
+        q.length_mean,
+        q.length_max,
+        q.capacity_requests,
+        q.full_fraction * 100.0
+    );
+}
+
 pub fn input_line(out: &mut String, sources: &[SourceSummary]) {
     let sum = |f: fn(&flashlane_core::run::SourceReport) -> u64| {
         sources.iter().map(|src| f(&src.input)).sum::<u64>()
@@ -544,35 +590,15 @@ pub fn render_text(s: &Summary, whole_run_s: f64) -> String {
         "  host scheduler {} | device scheduler {} | interconnect {} | seed {}",
         s.host_scheduler.name, s.device_scheduler, s.interconnect.name, s.seed
     );
-    for source in &s.sources {
-        if let Some(label) = &source.input.label {
-            let _ = writeln!(out, "  workload {}: {label}", source.input.path);
-        }
-    }
-    let _ = writeln!(
-        out,
-        "requests: {} measured ({} reads, {} writes), {} warm-up, {} records read",
-        s.requests.completed,
-        s.requests.reads,
-        s.requests.writes,
-        s.requests.warmup,
-        s.trace.records
-    );
-    input_line(&mut out, &s.sources);
-    latency_table(&mut out, &s.latency_us);
-    let _ = writeln!(
-        out,
-        "time split (mean us): host queue {:.1}, device {:.1}",
-        s.time_split_us.host_queue, s.time_split_us.device
-    );
-    let q = &s.host_queue;
-    let _ = writeln!(
-        out,
-        "host queue: mean {:.2} requests, max {} of {}, full {:.1} % of the time",
-        q.length_mean,
-        q.length_max,
-        q.capacity_requests,
-        q.full_fraction * 100.0
+    workload_labels(&mut out, &s.sources);
+    request_lines(
+        &mut out,
+        &s.requests,
+        s.trace.records,
+        &s.sources,
+        &s.latency_us,
+        &s.time_split_us,
+        &s.host_queue,
     );
     let _ = writeln!(
         out,

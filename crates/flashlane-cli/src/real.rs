@@ -191,11 +191,7 @@ pub fn render_replay(s: &flashlane_real::ReplaySummary) -> String {
         d.direct_io_alignment_bytes,
         d.kernel_scheduler.as_deref().unwrap_or("unknown")
     );
-    for source in &s.sources {
-        if let Some(label) = &source.input.label {
-            let _ = writeln!(out, "  workload {}: {label}", source.input.path);
-        }
-    }
+    output::workload_labels(&mut out, &s.sources);
     if let Some(l) = &s.device.assumed_chip_layout {
         let _ = writeln!(
             out,
@@ -203,30 +199,14 @@ pub fn render_replay(s: &flashlane_real::ReplaySummary) -> String {
             l.from_config, l.channels, l.chips_per_channel, l.page_bytes, l.note
         );
     }
-    let _ = writeln!(
-        out,
-        "requests: {} measured ({} reads, {} writes), {} warm-up, {} records read",
-        s.requests.completed,
-        s.requests.reads,
-        s.requests.writes,
-        s.requests.warmup,
-        s.trace.records
-    );
-    output::input_line(&mut out, &s.sources);
-    output::latency_table(&mut out, &s.latency_us);
-    let _ = writeln!(
-        out,
-        "time split (mean us): host queue {:.1}, device {:.1}",
-        s.time_split_us.host_queue, s.time_split_us.device
-    );
-    let q = &s.host_queue;
-    let _ = writeln!(
-        out,
-        "host queue: mean {:.2} requests, max {} of {}, full {:.1} % of the time",
-        q.length_mean,
-        q.length_max,
-        q.capacity_requests,
-        q.full_fraction * 100.0
+    output::request_lines(
+        &mut out,
+        &s.requests,
+        s.trace.records,
+        &s.sources,
+        &s.latency_us,
+        &s.time_split_us,
+        &s.host_queue,
     );
     let _ = writeln!(
         out,
