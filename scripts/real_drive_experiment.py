@@ -210,6 +210,30 @@ def probe_part(bin_: str, work: Path, out: Path) -> dict:
     return load(out / "probe-vda.json")
 
 
+def scheduler_args(sched: str) -> list[str]:
+    """The --set flags of one host scheduler (PASS with the 64 MiB regions of this disk)."""
+    return ["--set", f"host.scheduler.kind={sched}", *(PASS_REGION if sched == "pass" else [])]
+
+
+def rotation(rep: int) -> list[str]:
+    """The schedulers in a different order each repetition."""
+    k = rep % len(SCHEDULERS)
+    return SCHEDULERS[k:] + SCHEDULERS[:k]
+
+
+def replay_summary(bin_: str, img: Path, work: Path, args: list[str]) -> dict:
+    """`flashlane replay` onto the prepared file `img` (written over), its JSON summary."""
+    replay = [bin_, "replay", "--target", str(img), "--allow-writes", "--preset", SIM_PRESET]
+    run([*replay, *args, "--json", str(work / "real.json")])
+    return load(work / "real.json")
+
+
+def sim_summary(bin_: str, work: Path, args: list[str]) -> dict:
+    """`flashlane run` on the simulator preset, its JSON summary."""
+    run([bin_, "run", "--preset", SIM_PRESET, *args, "--json", str(work / "sim.json")])
+    return load(work / "sim.json")
+
+
 def scheduler_part(bin_: str, work: Path, reps: int) -> list[dict]:
     rows = []
     for label, name, extra in TRACE_RUNS:
@@ -220,46 +244,14 @@ def scheduler_part(bin_: str, work: Path, reps: int) -> list[dict]:
         run([*prep, *trace, *HOST, "--json", str(work / "prep.json")])
         results: dict[str, dict] = {s: {"iops": [], "lat": [], "p99": []} for s in SCHEDULERS}
         for rep in range(reps):
-            # A different order each repetition.
-            order = SCHEDULERS[rep % len(SCHEDULERS) :] + SCHEDULERS[: rep % len(SCHEDULERS)]
-            for sched in order:
-                extra_set = PASS_REGION if sched == "pass" else []
-                replay = [bin_, "replay", "--target", str(img), "--allow-writes"]
-                kind = ["--set", f"host.scheduler.kind={sched}", *extra_set]
-                run(
-                    [
-                        *replay,
-                        "--preset",
-                        SIM_PRESET,
-                        *trace,
-                        *HOST,
-                        *kind,
-                        "--json",
-                        str(work / "real.json"),
-                    ]
-                )
-                s = load(work / "real.json")
+            for sched in rotation(rep):
+                s = replay_summary(bin_, img, work, [*trace, *HOST, *scheduler_args(sched)])
                 results[sched]["iops"].append(s["throughput"]["iops"])
                 results[sched]["lat"].append(s["latency_us"]["all"]["mean"])
                 results[sched]["p99"].append(s["latency_us"]["all"]["p99"])
         img.unlink()
         for sched in SCHEDULERS:
-            extra_set = PASS_REGION if sched == "pass" else []
-            kind = ["--set", f"host.scheduler.kind={sched}", *extra_set]
-            run(
-                [
-                    bin_,
-                    "run",
-                    "--preset",
-                    SIM_PRESET,
-                    *trace,
-                    *HOST,
-                    *kind,
-                    "--json",
-                    str(work / "sim.json"),
-                ]
-            )
-            sim = load(work / "sim.json")
+            sim = sim_summary(bin_, work, [*trace, *HOST, *scheduler_args(sched)])
             r = results[sched]
             rows.append(
                 {
@@ -299,41 +291,14 @@ def open_loop_part(bin_: str, work: Path, reps: int) -> list[dict]:
     run([*prep, *OPEN_LOOP, "--json", str(work / "prep.json")])
     runs: dict[str, list[dict]] = {s: [] for s in SCHEDULERS}
     for rep in range(reps):
-        order = SCHEDULERS[rep % len(SCHEDULERS) :] + SCHEDULERS[: rep % len(SCHEDULERS)]
-        for sched in order:
-            kind = ["--set", f"host.scheduler.kind={sched}"]
-            kind += PASS_REGION if sched == "pass" else []
-            replay = [bin_, "replay", "--target", str(img), "--allow-writes"]
-            run(
-                [
-                    *replay,
-                    "--preset",
-                    SIM_PRESET,
-                    *OPEN_LOOP,
-                    *kind,
-                    "--json",
-                    str(work / "real.json"),
-                ]
+        for sched in rotation(rep):
+            runs[sched].append(
+                replay_summary(bin_, img, work, [*OPEN_LOOP, *scheduler_args(sched)])
             )
-            runs[sched].append(load(work / "real.json"))
     img.unlink()
     rows = []
     for sched in SCHEDULERS:
-        kind = ["--set", f"host.scheduler.kind={sched}"]
-        kind += PASS_REGION if sched == "pass" else []
-        run(
-            [
-                bin_,
-                "run",
-                "--preset",
-                SIM_PRESET,
-                *OPEN_LOOP,
-                *kind,
-                "--json",
-                str(work / "sim.json"),
-            ]
-        )
-        sim = load(work / "sim.json")
+        sim = sim_summary(bin_, work, [*OPEN_LOOP, *scheduler_args(sched)])
         real = runs[sched]
         rows.append(
             {
