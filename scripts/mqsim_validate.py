@@ -24,8 +24,9 @@ Every figure in the table, and what it means on each side:
   MQSim: IOPS of the flow (generated requests / simulated time since 0 at the end of the run,
   truncated to whole seconds by MQSim's integer division).
 - flash reads / programs / erases: pages read / programmed and blocks erased on flash (user,
-  GC and mapping together). flashlane: flash.reads + flash.copybacks (GC read half) +
-  flash.mapping_reads, and likewise programs; MQSim: transactions dequeued from its TSU
+  GC and mapping together). flashlane: flash.reads + flash.read_modify_write_reads (MQSim's
+  update reads) + flash.copybacks (GC moves: their read half) + flash.mapping_reads, and
+  likewise programs; MQSim: transactions dequeued from its TSU
   queues (User/GC/Mapping_Read_TR_Queue, ..._Write_TR_Queue, GC_Erase_TR_Queue), i.e. served.
 - mapping reads / programs: translation-page reads and programs served (flashlane
   flash.mapping_reads / mapping_programs; MQSim Mapping_*_TR_Queue dequeued); "mapping
@@ -41,6 +42,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
 import shutil
 import subprocess
 import sys
@@ -82,6 +85,15 @@ MAPPING = [
     # multi-plane commands of one die's queued transactions at one page index.
     ("device.die_issue", "(always whole_chip_idle)"),
     ("device.multiplane", "(always on)"),
+    ("host.link", "PCIe_Lane_Count, PCIe_Lane_Bandwidth"),
+    ("ftl.gc_page_move", "Use_Copyback_for_GC"),
+    # MQSim has no switch for these either: update reads before partial-page programs
+    # (allocate_page_in_plane_for_user_write), read data first on the channel
+    # (NVM_PHY_ONFI_NVDDR2), and translation-page write-backs never served (no TSU serves
+    # MappingWriteTRQueue).
+    ("ftl.partial_page_writes", "(always update_read)"),
+    ("interconnect.arbitration", "(always data_out_first)"),
+    ("ftl.mapping_writebacks", "(always never_programmed)"),
 ]
 
 ORDER_LETTER = {"channel": "C", "chip": "W", "die": "D", "plane": "P"}
@@ -98,9 +110,18 @@ class Case:
     spec: str | None = None
     trace: str | None = None
     overrides: dict[str, object] = field(default_factory=dict)
+    # a real trace replayed this many times faster (its times divided by it)
+    speedup: int = 1
 
 
-def random_spec(requests: int, gap_ns: int, read_fraction: float, span_bytes: int, size: int):
+def random_spec(
+    requests: int,
+    gap_ns: int,
+    read_fraction: float,
+    span_bytes: int,
+    size: int,
+    align: int | None = None,
+):
     return f"""label = "random {size} B, {read_fraction:.0%} reads, exponential {gap_ns} ns gaps"
 requests = {requests}
 read_fraction = {read_fraction}
@@ -117,13 +138,22 @@ bytes = {size}
 [address]
 kind = "uniform"
 span_bytes = {span_bytes}
-align_bytes = {size}
+align_bytes = {align or size}
 """
+
+
+# The gc cases' drive: 64 blocks x 64 pages per plane (4 GiB raw), whole map in DRAM unless the
+# case turns the mapping cache back on.
+GC_GEOMETRY = {"geometry.blocks_per_plane": 64, "geometry.pages_per_block": 64}
+# Its logical space: 128 planes x 64 x 64 pages of 8 KiB, less 7 % overprovisioning, in whole
+# 16 KiB units (what MQSim's Total_logical_pages_no comes to, rounded down).
+GC_LOGICAL_BYTES = int(128 * 64 * 64 * 8192 * (1 - 0.07)) // 16384 * 16384
 
 
 def cases(quick: bool) -> list[Case]:
     n = 100_000 if quick else 1_000_000
     gc_n = 200_000 if quick else 800_000
+    gc16_n = 200_000 if quick else 600_000
     span = 64 << 30
     return [
         Case(
@@ -145,16 +175,71 @@ def cases(quick: bool) -> list[Case]:
         Case("tpcc", "traces/tpcc-small.mqsim", trace="traces/tpcc-small.mqsim"),
         Case("websearch", "traces/websearch-small.mqsim", trace="traces/websearch-small.mqsim"),
         Case(
+            "msnfs",
+            "traces/msnfs-30s.msr.csv.gz (MSN File Server, 150 k requests, 87 % reads up to 1 MiB)",
+            trace="traces/msnfs-30s.msr.csv.gz",
+        ),
+        Case(
+            "msnfs-10x",
+            "traces/msnfs-30s.msr.csv.gz replayed 10x faster",
+            trace="traces/msnfs-30s.msr.csv.gz",
+            speedup=10,
+        ),
+        Case(
+            "fin1",
+            "traces/financial1-head.spc (UMass Financial1, 10 k requests, 59 % writes, "
+            "512 B-aligned, 0.5-48 KiB)",
+            trace="traces/financial1-head.spc",
+        ),
+        Case(
+            "fin1-10x",
+            "traces/financial1-head.spc replayed 10x faster",
+            trace="traces/financial1-head.spc",
+            speedup=10,
+        ),
+        Case(
+            "fin1-1000x",
+            "traces/financial1-head.spc replayed 1000x faster",
+            trace="traces/financial1-head.spc",
+            speedup=1000,
+        ),
+        Case(
+            "unaligned",
+            f"{n // 5:,} random 4 KiB at 512 B alignment, 50 % reads, exp. 50 us gaps, "
+            "256 MiB span (partial-page writes over pages that hold data)",
+            spec=random_spec(n // 5, 50_000, 0.5, 256 << 20, 4096, align=512),
+        ),
+        Case(
+            "rand128k",
+            f"{n // 20:,} random 128 KiB, 50 % reads, exp. 1 ms gaps, 64 GiB span",
+            spec=random_spec(n // 20, 1_000_000, 0.5, span, 128 << 10),
+        ),
+        Case(
+            "rand2m",
+            f"{n // 200:,} random 2 MiB, 50 % reads, exp. 10 ms gaps, 64 GiB span",
+            spec=random_spec(n // 200, 10_000_000, 0.5, span, 2 << 20),
+        ),
+        Case(
             "gc",
             f"{gc_n:,} random 8 KiB writes, exp. 50 us gaps, 3 GiB span on a 4 GiB-raw SSD "
             "(64 blocks x 64 pages per plane), empty at start, whole mapping table in DRAM "
             "(MQSim aborts in GC with its CMT on: Cached_Mapping_Table::Retrieve_ppa assertion)",
             spec=random_spec(gc_n, 50_000, 0.0, 3 << 30, 8192),
-            overrides={
-                "geometry.blocks_per_plane": 64,
-                "geometry.pages_per_block": 64,
-                "ftl.mapping_cache_bytes": 0,
-            },
+            overrides={**GC_GEOMETRY, "ftl.mapping_cache_bytes": 0},
+        ),
+        *(
+            Case(
+                f"gc16-{pct}{'-cmt' if cmt else ''}",
+                f"{gc16_n:,} random 16 KiB writes, exp. 300 us gaps, over {pct} % of the gc "
+                "drive's logical space, empty at start, "
+                + ("2 MiB mapping cache" if cmt else "whole mapping table in DRAM"),
+                spec=random_spec(
+                    gc16_n, 300_000, 0.0, GC_LOGICAL_BYTES * pct // 100 // 16384 * 16384, 16384
+                ),
+                overrides={**GC_GEOMETRY, "ftl.mapping_cache_bytes": 2097152 if cmt else 0},
+            )
+            for pct in (60, 70)
+            for cmt in (False, True)
         ),
     ]
 
@@ -183,8 +268,15 @@ def mqsim_ssd_xml(config: dict) -> str:
         raise SystemExit(f"{PRESET}: device.scheduler.kind {sched!r} has no MQSim equivalent")
     root = ET.Element("Execution_Parameter_Set")
     host = ET.SubElement(root, "Host_Parameter_Set")
-    el(host, "PCIe_Lane_Bandwidth", "1.00000")
-    el(host, "PCIe_Lane_Count", 4)
+    # MQSim always has its link; a preset without one is compared with MQSim's shipped link.
+    link = config["host"].get("link", {"kind": "none"})
+    if link["kind"] != "pcie":
+        link = {"lane_count": 4, "lane_bytes_per_ns": 1.0}
+    for key, default in (("tlp_max_payload_bytes", 128), ("tlp_overhead_bytes", 28)):
+        if link.get(key, default) != default:
+            raise SystemExit(f"{PRESET}: host.link.{key} must be {default}, MQSim's constant")
+    el(host, "PCIe_Lane_Bandwidth", f"{float(link['lane_bytes_per_ns']):.5f}")
+    el(host, "PCIe_Lane_Count", link["lane_count"])
     el(host, "SATA_Processing_Delay", 400000)
     el(host, "Enable_ResponseTime_Logging", "false")
     el(host, "ResponseTime_Logging_Period_Length", 1000000)
@@ -218,7 +310,8 @@ def mqsim_ssd_xml(config: dict) -> str:
     el(dev, "Overprovisioning_Ratio", f["overprovisioning_fraction"])
     el(dev, "GC_Exec_Threshold", f["gc_threshold_fraction"])
     el(dev, "GC_Block_Selection_Policy", "GREEDY")
-    el(dev, "Use_Copyback_for_GC", "false")
+    copyback = f.get("gc_page_move", "copyback") == "copyback"
+    el(dev, "Use_Copyback_for_GC", "true" if copyback else "false")
     el(dev, "Preemptible_GC_Enabled", "false")
     el(dev, "GC_Hard_Threshold", 0.005)
     el(dev, "Dynamic_Wearleveling_Enabled", "false")
@@ -274,10 +367,16 @@ def mqsim_workload_xml(config: dict, trace: Path) -> str:
     return '<?xml version="1.0" encoding="us-ascii"?>\n' + ET.tostring(root, "unicode") + "\n"
 
 
-def run(cmd: list[str], log: Path) -> float:
+def run(cmd: list[str], log: Path, env: dict[str, str] | None = None) -> float:
     started = time.monotonic()
     with log.open("w") as out:
-        done = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, check=False)
+        done = subprocess.run(
+            cmd,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            check=False,
+            env=None if env is None else {**os.environ, **env},
+        )
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(map(str, cmd))} failed ({done.returncode}); see {log}")
     return time.monotonic() - started
@@ -291,10 +390,26 @@ def make_trace(case: Case, flashlane: str, work: Path) -> Path:
         run([flashlane, "gen", "--spec", str(spec), "--out", str(trace)], work / "gen.log")
     else:
         run(
-            [flashlane, "trace", "convert", "--to", "mqsim", str(REPO / case.trace), str(trace)],
+            [flashlane, "trace", "convert", "--to", "mqsim"]
+            # MSR times count from 1601 (1.28e19 ns); the shipped MQSim traces keep theirs
+            + ([] if case.trace.endswith(".mqsim") else ["--rebase-time"])
+            + [str(REPO / case.trace), str(trace)],
             work / "convert.log",
         )
+        if case.speedup != 1:
+            speed_up(trace, case.speedup)
     return trace
+
+
+def speed_up(trace: Path, factor: int) -> None:
+    """Divide every arrival time of an MQSim ASCII trace (first column, ns) by `factor`, in
+    place: both simulators then read the same faster trace."""
+    lines = []
+    for line in trace.read_text().splitlines():
+        fields = line.split()
+        fields[0] = str(int(fields[0]) // factor)
+        lines.append(" ".join(fields))
+    trace.write_text("\n".join(lines) + "\n")
 
 
 def flashlane_figures(
@@ -319,7 +434,10 @@ def flashlane_figures(
         "p99 read us": lat["read"]["p99"] if lat["read"]["count"] else None,
         "p99 write us": lat["write"]["p99"] if lat["write"]["count"] else None,
         "IOPS": s["throughput"]["iops"],
-        "flash reads": fl["reads"] + fl["copybacks"] + fl.get("mapping_reads", 0),
+        "flash reads": fl["reads"]
+        + fl.get("read_modify_write_reads", 0)
+        + fl["copybacks"]
+        + fl.get("mapping_reads", 0),
         "flash programs": all_programs,
         "flash erases": fl["erases"],
         "mapping reads": fl.get("mapping_reads", 0),
@@ -340,10 +458,24 @@ def mqsim_figures(
     ssd.write_text(mqsim_ssd_xml(config))
     wl.write_text(mqsim_workload_xml(config, trace))
     result = work / f"{case.name}.workload_scenario_1.xml"
+    # one line per completed request ("R" or "W", delay in ns), written by a binary that
+    # carries the local measurement patch (docs/validation.md); ignored by others
+    delays = work / f"{case.name}.mqsim-requests.txt"
     wall = None
     if not (reuse and result.exists()):
         result.unlink(missing_ok=True)
-        wall = run([mqsim, "-i", str(ssd), "-w", str(wl)], work / f"{case.name}.mqsim.log")
+        delays.unlink(missing_ok=True)
+        log = work / f"{case.name}.mqsim.log"
+        try:
+            wall = run(
+                [mqsim, "-i", str(ssd), "-w", str(wl)],
+                log,
+                env={"MQSIM_REQUEST_LOG": str(delays)},
+            )
+        except SystemExit:
+            # MQSim aborts on some GC cases (docs/validation.md): the table says why.
+            lines = [line for line in log.read_text(errors="replace").splitlines() if line]
+            return {"failed": lines[-1] if lines else "no output"}
     if not result.exists():
         raise SystemExit(f"MQSim wrote no {result}; see {work / (case.name + '.mqsim.log')}")
     root = ET.parse(result).getroot()
@@ -375,13 +507,16 @@ def mqsim_figures(
         raise SystemExit(f"{result}: no SSDDevice.TSU.*_TR_Queue statistics")
     programs = sum(served.get(q, 0) for q in ("User_Write_TR_Queue", "GC_Write_TR_Queue"))
     programs += served.get("Mapping_Write_TR_Queue", 0)
+    p99 = request_p99_us(delays)
+    iops = num(flow, "IOPS")
     return {
         "mean read us": optional_us(flow, "End_to_End_Request_Delay_Read_ns"),
         "mean write us": optional_us(flow, "End_to_End_Request_Delay_Write_ns"),
         "mean all us": num(flow, "End_to_End_Request_Delay"),
-        "p99 read us": None,
-        "p99 write us": None,
-        "IOPS": num(flow, "IOPS"),
+        "p99 read us": p99.get("R"),
+        "p99 write us": p99.get("W"),
+        # whole seconds in MQSim's division: a run shorter than 1 s divides by 0
+        "IOPS": iops if math.isfinite(iops) else None,
         "flash reads": sum(
             served.get(q, 0)
             for q in ("User_Read_TR_Queue", "GC_Read_TR_Queue", "Mapping_Read_TR_Queue")
@@ -394,6 +529,19 @@ def mqsim_figures(
         "host page programs": served.get("User_Write_TR_Queue", 0),
         "WAF": programs / host_programs if host_programs else None,
         "wall s": wall,
+    }
+
+
+def request_p99_us(delays: Path) -> dict[str, float]:
+    """p99 of MQSim's per-request delays by kind, nearest rank, from the patched binary's log
+    (empty when the binary does not write one)."""
+    by_kind: dict[str, list[int]] = {"R": [], "W": []}
+    if delays.exists():
+        for line in delays.read_text().splitlines():
+            kind, ns = line.split()
+            by_kind[kind].append(int(ns))
+    return {
+        kind: sorted(v)[math.ceil(0.99 * len(v)) - 1] / 1000 for kind, v in by_kind.items() if v
     }
 
 
@@ -416,6 +564,9 @@ def table(case: Case, ours: dict, theirs: dict, extra: list[str]) -> str:
     lines = [f"### {case.name}: {case.description}", ""]
     if extra:
         lines += [f"flashlane with {', '.join(f'`{s}`' for s in extra)}", ""]
+    if "failed" in theirs:
+        lines += [f"MQSim stopped before its results: `{theirs['failed']}`", ""]
+        theirs = dict.fromkeys(ours)
     lines += [
         "| figure | MQSim | flashlane | flashlane / MQSim |",
         "|---|---:|---:|---:|",

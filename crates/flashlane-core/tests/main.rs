@@ -12,6 +12,7 @@ mod host_contract;
 mod host_papers;
 mod interconnects;
 mod memory;
+mod mqsim_data_path;
 mod mqsim_platform;
 mod mqsim_start_state;
 mod multiplane;

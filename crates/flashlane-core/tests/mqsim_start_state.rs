@@ -18,9 +18,14 @@ fn xfer(bytes: u64) -> f64 {
 }
 
 /// `mqsim-platform` (read-first order, one die per chip at a time, multi-plane on), empty at
-/// the start.
+/// the start; without its host link (tests/host_link.rs times that) and with write-backs
+/// programmed unless a test says otherwise.
 fn platform(overrides: &[(&str, &str)]) -> flashlane_core::config::Config {
-    let mut all = vec![("precondition.write_trace_footprint", "false")];
+    let mut all = vec![
+        ("precondition.write_trace_footprint", "false"),
+        ("host.link.kind", "none"),
+        ("ftl.mapping_writebacks", "programmed"),
+    ];
     all.extend_from_slice(overrides);
     preset("mqsim-platform", &all)
 }

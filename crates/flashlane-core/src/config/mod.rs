@@ -168,6 +168,7 @@ impl Config {
         self.geometry.validate()?;
         self.interconnect.validate(&self.geometry)?;
         self.energy.validate()?;
+        self.host.link.validate()?;
         let t = &self.timing;
         if !(t.channel_bytes_per_ns.is_finite() && t.channel_bytes_per_ns > 0.0) {
             return Err("timing.channel_bytes_per_ns must be a positive number".into());
@@ -305,15 +306,27 @@ impl Config {
         if !(0.0..=1.0).contains(&d.write_buffer_flush_threshold_fraction) {
             return Err("device.write_buffer_flush_threshold_fraction must be in [0, 1]".into());
         }
-        if f.partial_page_writes == PartialPageWrites::ReadModifyWrite {
+        if f.partial_page_writes.reads_first() {
+            let mode = match f.partial_page_writes {
+                PartialPageWrites::UpdateRead => "update_read",
+                _ => "read_modify_write",
+            };
             if crate::ftl::PartialPages::new(self.geometry.page_bytes).is_none() {
                 return Err(format!(
-                    "ftl.partial_page_writes = \"read_modify_write\" needs geometry.page_bytes to be 1 to 32 sectors of 512 bytes (it is {})",
+                    "ftl.partial_page_writes = \"{mode}\" needs geometry.page_bytes to be 1 to 32 sectors of 512 bytes (it is {})",
                     self.geometry.page_bytes
                 ));
             }
-            if d.write_buffer_bytes != 0 || f.gc_block_release == GcBlockRelease::EraseDone {
-                return Err("ftl.partial_page_writes = \"read_modify_write\" is not modelled with a write buffer (device.write_buffer_bytes) or with ftl.gc_block_release = \"erase_done\"".into());
+            if d.write_buffer_bytes != 0 {
+                return Err(format!("ftl.partial_page_writes = \"{mode}\" is not modelled with a write buffer (device.write_buffer_bytes)"));
+            }
+            if f.partial_page_writes == PartialPageWrites::UpdateRead
+                && matches!(
+                    d.scheduler,
+                    crate::device::DeviceSchedulerConfig::Sos { .. }
+                )
+            {
+                return Err("ftl.partial_page_writes = \"update_read\" is not modelled with device.scheduler.kind = \"sos\" (SOS may move or cancel a program that waits for its read)".into());
             }
         }
         if self.host.scheduler.piq_cycles_with_ssdsim_passes() {

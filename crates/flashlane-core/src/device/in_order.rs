@@ -28,7 +28,8 @@ impl DeviceScheduler for InOrder {
     // ("If the chip is busy, it waits until the chip becomes idle", SOS Sec. II-A).
     fn next(&mut self, _chip: u32, ctx: &mut DeviceContext<'_>) -> Option<Transaction> {
         let head = self.queue.front()?;
-        if ctx.die_busy[head.die as usize] {
+        // A held program keeps its place and blocks the queue behind it.
+        if ctx.die_busy[head.die as usize] || ctx.is_held(head) {
             return None;
         }
         let txn = self.queue.pop_front()?;

@@ -129,6 +129,12 @@ pub enum TxnKind {
     /// Program of a translation page written back from the cached mapping table (as `Program`;
     /// `request` holds the translation page number).
     MappingProgram,
+    /// GC page move, first half (`ftl.gc_page_move = "read_and_program"`): as `Read`, the page
+    /// out to the controller; `request` holds the victim's index in the simulation's list.
+    GcRead,
+    /// GC page move, second half: as `Program`, queued when its `GcRead` ended; `request` as
+    /// for `GcRead`.
+    GcProgram,
 }
 
 /// One flash operation waiting for or running on a die.
@@ -178,6 +184,10 @@ pub struct DeviceContext<'a> {
     /// Per die (global index): true while it may not start an operation — it works, or, under
     /// `device.die_issue = "whole_chip_idle"`, another die of its chip works.
     pub die_busy: &'a [bool],
+    /// Programs in the queue that may not start yet, as (request, logical page): each waits
+    /// for the read of its page's other sectors (`ftl.partial_page_writes = "update_read"`).
+    /// See [`DeviceContext::is_held`].
+    pub held: &'a [(u32, u32)],
     /// The FTL, for schedulers that remap queued writes (SOS).
     pub ftl: &'a mut Ftl,
     /// Queued transactions the scheduler dropped because a newer write of the same logical
@@ -185,9 +195,25 @@ pub struct DeviceContext<'a> {
     pub cancelled: &'a mut Vec<Transaction>,
 }
 
+impl DeviceContext<'_> {
+    /// Whether `txn` must stay queued: a program waiting for its update read.
+    #[inline]
+    pub fn is_held(&self, txn: &Transaction) -> bool {
+        is_held(self.held, txn)
+    }
+}
+
+/// Whether `txn` is one of the `held` programs (request, logical page).
+#[inline]
+pub fn is_held(held: &[(u32, u32)], txn: &Transaction) -> bool {
+    !held.is_empty() && txn.kind == TxnKind::Program && held.contains(&(txn.request, txn.lpn))
+}
+
 /// Contract: every enqueued transaction is returned exactly once, either by
-/// [`DeviceScheduler::next`] (only when its die is idle) or, for a host program superseded by a
-/// newer program of the same logical page, in `ctx.cancelled`. A scheduler may reorder
+/// [`DeviceScheduler::next`] (only when its die is idle and it is not held, see
+/// [`DeviceContext::is_held`]: a held transaction keeps its place in the scheduler's order,
+/// and the simulation asks for its chip again when it is released) or, for a host program
+/// superseded by a newer program of the same logical page, in `ctx.cancelled`. A scheduler may reorder
 /// transactions and may move a queued host program to another chip (remapping it through
 /// `ctx.ftl`, updating `chip`, `die` and `ppn`), but never moves a read, copyback or erase and
 /// never drops a transaction.
@@ -234,8 +260,9 @@ pub enum DeviceSchedulerConfig {
     /// works; an idle chip starts its oldest read, else its oldest program or GC operation.
     Ssdsim {},
     /// MQSim's `TSU_OutOfOrder` order (GC not preemptible): per die, mapping reads, then GC
-    /// copybacks and erases, then host reads, then writes; an idle die of the chip takes the
-    /// head of the highest non-empty class, the oldest head first inside a class.
+    /// reads, GC programs and copybacks, erases, then host reads, then writes; an idle die of
+    /// the chip takes the head of the highest non-empty class, the oldest head first inside a
+    /// class.
     ReadFirst {},
 }
 

@@ -6,12 +6,16 @@
 //! scheduler starts leads; companions are taken in the scheduler's order (the first fitting
 //! one first), at most one per plane of the die. Host page reads pair with host reads and
 //! programs with programs; under `device.multiplane_mapping_reads` a translation-page read also
-//! leads a group and takes mapping reads and host reads as companions (MQSim's rule). GC
-//! copybacks, erases and mapping programs never pair. The group runs as one transaction: one
-//! command, one array time (`page_read_ns` or `page_program_ns`: the planes work in
-//! parallel), and the bytes of every page over the channel back to back.
+//! leads a group and takes mapping reads and host reads as companions (MQSim's rule). Under
+//! `ftl.gc_page_move = "read_and_program"` a GC read leads a group of GC reads, then host
+//! reads, and a GC program one of GC programs, then host programs (MQSim's
+//! `TSU_OutOfOrder` passes the GC queue first, then the user queue). Erases of one die's
+//! planes pair too (MQSim's multi-plane erase). GC copybacks and mapping programs never pair.
+//! The group runs as one transaction: one command, one array time (`page_read_ns`,
+//! `page_program_ns` or `block_erase_ns`: the planes work in parallel), and the bytes of every
+//! page over the channel back to back.
 
-use super::{AnyDeviceScheduler, DeviceScheduler, Transaction, TxnKind};
+use super::{is_held, AnyDeviceScheduler, DeviceScheduler, Transaction, TxnKind};
 
 /// Whether a queued `companion` may join a group led by `leader`: the same kind; under
 /// `device.multiplane_mapping_reads` a mapping-read group also takes host reads (MQSim fills
@@ -19,7 +23,15 @@ use super::{AnyDeviceScheduler, DeviceScheduler, Transaction, TxnKind};
 /// gives that).
 fn joins(leader: TxnKind, companion: TxnKind, mapping_reads: bool) -> bool {
     companion == leader
-        || (mapping_reads && leader == TxnKind::MappingRead && companion == TxnKind::Read)
+        || match leader {
+            TxnKind::MappingRead => {
+                mapping_reads && matches!(companion, TxnKind::Read | TxnKind::GcRead)
+            }
+            // MQSim fills a GC command from its GC queue, then from the user queue of its kind.
+            TxnKind::GcRead => companion == TxnKind::Read,
+            TxnKind::GcProgram => companion == TxnKind::Program,
+            _ => false,
+        }
 }
 
 pub struct MultiPlane {
@@ -47,12 +59,21 @@ impl MultiPlane {
     /// group as one transaction (the leader carrying every page's bytes); the companions stay
     /// here until [`MultiPlane::finish`].
     #[inline]
-    pub fn gather(&mut self, device: &mut AnyDeviceScheduler, leader: Transaction) -> Transaction {
+    pub fn gather(
+        &mut self,
+        device: &mut AnyDeviceScheduler,
+        leader: Transaction,
+        held: &[(u32, u32)],
+    ) -> Transaction {
         // Off (the default) costs one test. On, `finish` left this die's list empty.
         let leads = match leader.kind {
-            TxnKind::Read | TxnKind::Program => true,
+            TxnKind::Read
+            | TxnKind::Program
+            | TxnKind::GcRead
+            | TxnKind::GcProgram
+            | TxnKind::Erase => true,
             TxnKind::MappingRead => self.mapping_reads,
-            _ => false,
+            TxnKind::Copyback | TxnKind::MappingProgram => false,
         };
         if !self.enabled || !leads {
             return leader;
@@ -68,6 +89,7 @@ impl MultiPlane {
                     && t.die == leader.die
                     && t.page_in_block == leader.page_in_block
                     && used_planes & (1 << (t.plane % planes)) == 0
+                    && !is_held(held, t)
             };
             let Some(companion) = device.take_companion(leader.chip, &fits) else {
                 break;

@@ -29,7 +29,8 @@ impl DeviceScheduler for OutOfOrder {
     fn next(&mut self, chip: u32, ctx: &mut DeviceContext<'_>) -> Option<Transaction> {
         let queue = &mut self.queues[chip as usize];
         let head = queue.front()?;
-        if ctx.die_busy[head.die as usize] {
+        // A held program keeps its place and blocks its chip's queue.
+        if ctx.die_busy[head.die as usize] || ctx.is_held(head) {
             return None;
         }
         let txn = queue.pop_front()?;

@@ -1,5 +1,6 @@
 //! MQSim's transaction order (`TSU_OutOfOrder`, GC not preemptible): per chip, mapping reads
-//! first, then garbage collection, then host reads, then writes.
+//! first, then garbage collection (its reads, its programs, its erases), then host reads, then
+//! writes.
 //!
 //! MQSim keeps separate queues per chip for each source (user, GC, mapping) and kind (read,
 //! write, erase). `TSU_Base::process_chip_requests` tries `service_read_transaction`, then
@@ -10,28 +11,33 @@
 //! (docs/models/ssd-model.md, "Read-first device scheduler", has the exact rule). So on a chip:
 //! mapping reads > any queued GC work > host reads > writes.
 //!
-//! Here, per die, four FIFO queues: mapping reads; GC (copybacks and erases: one flashlane
-//! copyback is MQSim's GC read and GC write; the erase stays behind its die's copybacks);
-//! host page reads; writes (host programs, buffer flushes, mapping programs — MQSim never
-//! serves its mapping-write queue at all, see docs/validation.md). `next(chip)` takes the
+//! Here, per die, six FIFO queues: mapping reads; GC reads (`ftl.gc_page_move =
+//! "read_and_program"`); GC programs and copybacks (a copyback is MQSim's GC read and GC write
+//! in one, which MQSim queues with its GC writes); erases (a victim's erase cannot overtake its
+//! page moves: they are GC reads and programs, served first); host page reads; writes (host
+//! programs, buffer flushes, mapping programs — MQSim never serves its mapping-write queue at
+//! all, see docs/validation.md). `next(chip)` takes the
 //! highest class that has a transaction on an idle die of the chip; inside a class the oldest
 //! head over the chip's idle dies goes first. Per-die queues keep the order of one die's work
 //! and let an idle die go while another die of the chip is busy (MQSim's chip-wide issue rule
-//! is `device.die_issue`, orthogonal to this order).
+//! is `device.die_issue`, orthogonal to this order). A held program (waiting for its update
+//! read) keeps its place: as in MQSim, it lets only later work of its own die pass.
 
 use std::collections::VecDeque;
 
 use super::{DeviceContext, DeviceScheduler, Transaction, TxnKind};
 
 /// Queue classes in service order.
-const CLASSES: usize = 4;
+const CLASSES: usize = 6;
 
 fn class_of(kind: TxnKind) -> usize {
     match kind {
         TxnKind::MappingRead => 0,
-        TxnKind::Copyback | TxnKind::Erase => 1,
-        TxnKind::Read => 2,
-        TxnKind::Program | TxnKind::MappingProgram => 3,
+        TxnKind::GcRead => 1,
+        TxnKind::GcProgram | TxnKind::Copyback => 2,
+        TxnKind::Erase => 3,
+        TxnKind::Read => 4,
+        TxnKind::Program | TxnKind::MappingProgram => 5,
     }
 }
 
@@ -92,7 +98,17 @@ impl DeviceScheduler for ReadFirst {
                 }
             }
             if let Some((_, die)) = best {
-                let (_, txn) = self.queues[die][class].pop_front()?;
+                let queue = &mut self.queues[die][class];
+                // MQSim's issue rule (`TSU_Base::issue_command_to_chip`): the oldest head names
+                // the die; when it is a held program (`transaction_is_ready` false) the die's
+                // first ready transaction of the class goes instead, and nothing else of the
+                // chip.
+                let at = if ctx.is_held(&queue[0].1) {
+                    queue.iter().position(|(_, t)| !ctx.is_held(t))?
+                } else {
+                    0
+                };
+                let (_, txn) = queue.remove(at)?;
                 self.queued[chip as usize] -= 1;
                 return Some(txn);
             }
@@ -128,7 +144,7 @@ impl DeviceScheduler for ReadFirst {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::device::testing::{enq, nxt, txn};
+    use crate::device::testing::{enq, nxt, nxt_held, txn};
     use crate::device::NO_REQUEST;
 
     /// A write queued first on a busy die, then a read: when the die frees, the read goes.
@@ -147,14 +163,17 @@ mod tests {
         assert_eq!(s.queued_per_chip(), &[0]);
     }
 
-    /// Service order on one die: mapping reads, GC (in its own order), host reads, writes.
+    /// Service order on one die: mapping reads, GC reads, GC programs and copybacks (in their
+    /// own order), erases, host reads, writes.
     #[test]
     fn classes_go_in_mqsim_order() {
         let mut s = ReadFirst::new(1);
         enq(&mut s, txn(TxnKind::Program, 0, 0, 1));
         enq(&mut s, txn(TxnKind::Read, 0, 0, 2));
-        enq(&mut s, txn(TxnKind::Copyback, 0, 0, NO_REQUEST));
         enq(&mut s, txn(TxnKind::Erase, 0, 0, NO_REQUEST));
+        enq(&mut s, txn(TxnKind::GcProgram, 0, 0, 0));
+        enq(&mut s, txn(TxnKind::Copyback, 0, 0, NO_REQUEST));
+        enq(&mut s, txn(TxnKind::GcRead, 0, 0, 0));
         enq(&mut s, txn(TxnKind::MappingProgram, 0, 0, 7));
         enq(&mut s, txn(TxnKind::MappingRead, 0, 0, 8));
         let order: Vec<TxnKind> = std::iter::from_fn(|| nxt(&mut s, 0, &[false]))
@@ -164,6 +183,8 @@ mod tests {
             order,
             vec![
                 TxnKind::MappingRead,
+                TxnKind::GcRead,
+                TxnKind::GcProgram,
                 TxnKind::Copyback,
                 TxnKind::Erase,
                 TxnKind::Read,
@@ -199,6 +220,32 @@ mod tests {
         assert_eq!(nxt(&mut s, 1, &[false; 4]).unwrap().request, 4);
         assert_eq!(nxt(&mut s, 0, &[false; 4]).unwrap().request, 3);
         assert_eq!(s.queued_per_chip(), &[0, 0]);
+    }
+
+    /// MQSim's rule for a held head: the oldest write names the die; while it waits for its
+    /// update read, the next ready write of that die goes, and a write of the other die
+    /// (younger than the held one) waits although its die is idle.
+    #[test]
+    fn a_held_program_lets_only_its_own_die_pass() {
+        let mut s = ReadFirst::new(1);
+        let mut held = txn(TxnKind::Program, 0, 0, 1);
+        held.lpn = 10;
+        let mut other_die = txn(TxnKind::Program, 0, 1, 2);
+        other_die.lpn = 11;
+        let mut same_die = txn(TxnKind::Program, 0, 0, 3);
+        same_die.lpn = 12;
+        enq(&mut s, held);
+        enq(&mut s, other_die);
+        enq(&mut s, same_die);
+        let waiting = [(1, 10)];
+        let busy = [false, false];
+        assert_eq!(nxt_held(&mut s, 0, &busy, &waiting).unwrap().request, 3);
+        // Only the held program is left on die 0: nothing goes, not even die 1's write.
+        assert_eq!(nxt_held(&mut s, 0, &busy, &waiting), None);
+        // Released: it goes first (it kept its place), then die 1's.
+        assert_eq!(nxt_held(&mut s, 0, &busy, &[]).unwrap().request, 1);
+        assert_eq!(nxt_held(&mut s, 0, &busy, &[]).unwrap().request, 2);
+        assert_eq!(s.queued_per_chip(), &[0]);
     }
 
     /// Companions come from any class in service order, and leave the queue counted.

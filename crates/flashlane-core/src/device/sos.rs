@@ -329,6 +329,7 @@ mod tests {
                 let mut ctx = DeviceContext {
                     now_ns: now,
                     die_busy,
+                    held: &[],
                     ftl,
                     cancelled,
                 };
@@ -337,8 +338,11 @@ mod tests {
                 };
                 assert!(!die_busy[t.die as usize], "started on a busy die");
                 let duration = match t.kind {
-                    TxnKind::Read | TxnKind::MappingRead => READ_NS,
-                    TxnKind::Program | TxnKind::Copyback | TxnKind::MappingProgram => PROGRAM_NS,
+                    TxnKind::Read | TxnKind::MappingRead | TxnKind::GcRead => READ_NS,
+                    TxnKind::Program
+                    | TxnKind::Copyback
+                    | TxnKind::MappingProgram
+                    | TxnKind::GcProgram => PROGRAM_NS,
                     TxnKind::Erase => ERASE_NS,
                 };
                 die_busy[t.die as usize] = true;
@@ -354,6 +358,7 @@ mod tests {
             let mut ctx = DeviceContext {
                 now_ns: now,
                 die_busy: &die_busy,
+                held: &[],
                 ftl,
                 cancelled,
             };
@@ -475,6 +480,7 @@ mod tests {
             let mut ctx = DeviceContext {
                 now_ns: 0,
                 die_busy: &die_busy,
+                held: &[],
                 ftl: &mut ftl,
                 cancelled: &mut cancelled,
             };
@@ -500,6 +506,7 @@ mod tests {
             let mut ctx = DeviceContext {
                 now_ns: 0,
                 die_busy: &die_busy,
+                held: &[],
                 ftl: &mut ftl,
                 cancelled: &mut cancelled,
             };

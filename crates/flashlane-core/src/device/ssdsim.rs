@@ -39,10 +39,12 @@ impl DeviceScheduler for Ssdsim {
         self.queued[txn.chip as usize] += 1;
         let queues = match txn.kind {
             // A mapping (translation page) read is a flash read like any other.
-            TxnKind::Read | TxnKind::MappingRead => &mut self.reads,
-            TxnKind::Program | TxnKind::MappingProgram | TxnKind::Copyback | TxnKind::Erase => {
-                &mut self.others
-            }
+            TxnKind::Read | TxnKind::MappingRead | TxnKind::GcRead => &mut self.reads,
+            TxnKind::Program
+            | TxnKind::MappingProgram
+            | TxnKind::Copyback
+            | TxnKind::Erase
+            | TxnKind::GcProgram => &mut self.others,
         };
         queues[txn.chip as usize].push_back(txn);
     }
@@ -58,6 +60,8 @@ impl DeviceScheduler for Ssdsim {
         let c = chip as usize;
         let txn = match self.reads[c].pop_front() {
             Some(txn) => txn,
+            // A held program keeps its place at the head of the chip's other work.
+            None if self.others[c].front().is_some_and(|t| ctx.is_held(t)) => return None,
             None => self.others[c].pop_front()?,
         };
         self.queued[c] -= 1;

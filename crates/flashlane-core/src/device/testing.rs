@@ -40,21 +40,36 @@ pub(crate) fn txn(kind: TxnKind, chip: u32, die: u32, request: u32) -> Transacti
 }
 
 /// Calls `f` with a context at time 0 over `die_busy` and a fresh [`test_ftl`].
-fn with_context<R>(die_busy: &[bool], f: impl FnOnce(&mut DeviceContext<'_>) -> R) -> R {
+fn with_context<R>(
+    die_busy: &[bool],
+    held: &[(u32, u32)],
+    f: impl FnOnce(&mut DeviceContext<'_>) -> R,
+) -> R {
     let mut ftl = test_ftl();
     let mut cancelled = Vec::new();
     f(&mut DeviceContext {
         now_ns: 0,
         die_busy,
+        held,
         ftl: &mut ftl,
         cancelled: &mut cancelled,
     })
 }
 
 pub(crate) fn enq(s: &mut impl DeviceScheduler, t: Transaction) {
-    with_context(&[], |ctx| s.enqueue(t, ctx));
+    with_context(&[], &[], |ctx| s.enqueue(t, ctx));
 }
 
 pub(crate) fn nxt(s: &mut impl DeviceScheduler, chip: u32, busy: &[bool]) -> Option<Transaction> {
-    with_context(busy, |ctx| s.next(chip, ctx))
+    with_context(busy, &[], |ctx| s.next(chip, ctx))
+}
+
+/// `next` while the programs `held` (request, logical page) wait for their update reads.
+pub(crate) fn nxt_held(
+    s: &mut impl DeviceScheduler,
+    chip: u32,
+    busy: &[bool],
+    held: &[(u32, u32)],
+) -> Option<Transaction> {
+    with_context(busy, held, |ctx| s.next(chip, ctx))
 }

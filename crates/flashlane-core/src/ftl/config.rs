@@ -97,9 +97,17 @@ pub struct FtlConfig {
     /// A host write that covers only part of a page whose other sectors hold data:
     /// `whole_page` (the default: the page is programmed, nothing read) or
     /// `read_modify_write` (SSDsim: the page's other sectors are read from flash first, and the
-    /// program waits for that read; `flash.read_modify_write_reads`). ftl/partial_pages.rs.
+    /// program waits for that read; `flash.read_modify_write_reads`) or `update_read` (MQSim:
+    /// the same read, while the program waits in the device queue in its place and carries
+    /// only the host's sectors). ftl/partial_pages.rs.
     #[serde(default, skip_serializing_if = "PartialPageWrites::is_default")]
     pub partial_page_writes: PartialPageWrites,
+    /// How garbage collection moves a valid page: `copyback` (the default: inside the plane,
+    /// no data on the channel) or `read_and_program` (MQSim with `Use_Copyback_for_GC` false:
+    /// the page is read out over the channel, then programmed in over it when the read ends;
+    /// the victim's erase waits for every program).
+    #[serde(default, skip_serializing_if = "GcPageMove::is_default")]
+    pub gc_page_move: GcPageMove,
 }
 
 impl FtlConfig {
@@ -115,6 +123,27 @@ impl FtlConfig {
     /// Static placement of logical pages over `geometry`'s planes.
     pub fn static_map(&self, geometry: &Geometry) -> StaticMap {
         StaticMap::new(geometry, self.static_order()).with_stripe_unit_pages(self.stripe_unit_pages)
+    }
+}
+
+/// How garbage collection moves a valid page (`ftl.gc_page_move`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GcPageMove {
+    /// A copyback inside the plane: read command, tR, program command, tPROG, one operation.
+    #[default]
+    Copyback,
+    /// A read to the controller (command, tR, the page out over the channel), then, queued when
+    /// the read ends, a program (the page in over the channel, tPROG): two operations, each
+    /// scheduled and paired into multi-plane commands like host ones (MQSim's
+    /// `GC_and_WL_Unit_Page_Level::Check_gc_required` with `Use_Copyback_for_GC` false and
+    /// `GC_and_WL_Unit_Base::handle_transaction_serviced_signal_from_PHY`).
+    ReadAndProgram,
+}
+
+impl GcPageMove {
+    fn is_default(&self) -> bool {
+        *self == GcPageMove::Copyback
     }
 }
 
@@ -159,6 +188,7 @@ impl FtlConfig {
             gc_separate_write_block: false,
             translation_reserved_blocks_per_plane: 0,
             partial_page_writes: Default::default(),
+            gc_page_move: Default::default(),
         }
     }
 }

@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use crate::geometry::{Geometry, StaticMap};
 use crate::Error;
 
-pub use config::{AllocationConfig, FtlConfig, GcBlockRelease};
+pub use config::{AllocationConfig, FtlConfig, GcBlockRelease, GcPageMove};
 pub use mapping::{ChunkedTable, PageMap};
 pub use partial_pages::{PartialPageWrites, PartialPages};
 pub use plane::{BlockState, Plane, INVALID};
@@ -48,8 +48,12 @@ pub struct PhysicalTarget {
 /// A garbage-collection flash operation the FTL asks the device to perform.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GcOp {
-    /// Move a valid page inside its plane (copyback: array read then program, no data transfer).
-    Copyback { target: PhysicalTarget },
+    /// Move the valid page at `from_ppn` to `target`, inside its plane (a copyback, or a read
+    /// and a program under `ftl.gc_page_move = "read_and_program"`).
+    Copyback {
+        target: PhysicalTarget,
+        from_ppn: u32,
+    },
     /// Erase a block of the plane.
     Erase { target: PhysicalTarget },
 }
@@ -697,7 +701,10 @@ impl Ftl {
                 shadow.ppn_version[target.ppn as usize] = version;
             }
             self.counters.gc_pages_moved += 1;
-            gc_ops.push(GcOp::Copyback { target });
+            gc_ops.push(GcOp::Copyback {
+                target,
+                from_ppn: from,
+            });
         }
         self.gc_moves = valid;
         Ok(())

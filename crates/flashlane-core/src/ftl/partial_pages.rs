@@ -1,5 +1,6 @@
 //! Which sectors of a logical page hold data, for read-modify-write of partial-page writes
-//! (`ftl.partial_page_writes = "read_modify_write"`, SSDsim's rule).
+//! (`ftl.partial_page_writes = "read_modify_write"`, SSDsim's rule, or `"update_read"`,
+//! MQSim's).
 //!
 //! SSDsim keeps a sector bitmap per logical page (`map_entry[lpn].state`). A write sub-request
 //! whose sectors do not cover every sector that holds data first reads the others from flash
@@ -22,13 +23,26 @@ pub enum PartialPageWrites {
     /// The page is programmed; the rest of its data is assumed at hand (nothing read).
     #[default]
     WholePage,
-    /// The sectors the write does not cover but that hold data are read from flash first.
+    /// The sectors the write does not cover but that hold data are read from flash first;
+    /// the program waits for that read outside the device queue and then carries the merged
+    /// page (SSDsim's `allocate_location` update sub-request).
     ReadModifyWrite,
+    /// As `read_modify_write`, with MQSim's rule: the program enters the device queue at once
+    /// and keeps its place there, but no scheduler starts it before its read ends, and it
+    /// carries only the host's sectors
+    /// (`Address_Mapping_Unit_Page_Level::allocate_page_in_plane_for_user_write`, the
+    /// `RelatedRead` a write waits for in `TSU_Base::transaction_is_ready`).
+    UpdateRead,
 }
 
 impl PartialPageWrites {
     pub fn is_default(&self) -> bool {
         *self == PartialPageWrites::WholePage
+    }
+
+    /// Whether sector bitmaps are kept (some sectors of a page may be read before a write).
+    pub fn reads_first(&self) -> bool {
+        *self != PartialPageWrites::WholePage
     }
 }
 

@@ -9,6 +9,7 @@ mod deadline;
 mod noop;
 mod occupancy;
 mod pass;
+mod pcie_link;
 mod piq;
 mod piq_passes;
 mod vios;
@@ -24,6 +25,7 @@ pub use deadline::{Deadline, DeadlineParams};
 pub use noop::Noop;
 pub use occupancy::{page_span, ChipLoad, QueueBound};
 pub use pass::{Pass, PassParams};
+pub use pcie_link::{HostLinkConfig, PcieLink};
 pub use piq::{Piq, PiqDispatch, PiqVariant};
 pub use piq_passes::PiqPasses;
 pub use vios::{Vios, ViosBatches};
@@ -322,6 +324,11 @@ pub struct HostConfig {
     /// waits for a transfer (SSDsim's NOOP-D and PIQ, `no_buffer_distribute_s`). Default false.
     #[serde(default, skip_serializing_if = "is_false")]
     pub handover_needs_idle_channels: bool,
+    /// The link between host and device: `none` (the default: requests reach the device and
+    /// complete for the host at no link cost) or `pcie` (MQSim's NVMe over PCIe: commands,
+    /// write data, read data and completions cross it in timed messages; host/pcie_link.rs).
+    #[serde(default, skip_serializing_if = "HostLinkConfig::is_none")]
+    pub link: HostLinkConfig,
 }
 
 /// When a request waiting in the host queue may be handed to the device (`host.handover_at`).

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use crate::config::Config;
-use crate::ftl::{Footprint, FootprintRequests, PartialPageWrites, PartialPages};
+use crate::ftl::{Footprint, FootprintRequests, PartialPages};
 use crate::host::HostScheduler;
 use crate::interconnect::Interconnect;
 use crate::sim::{SimOptions, Simulation};
@@ -152,8 +152,7 @@ fn trace_footprint(
     let reads_only = spec.config.precondition.footprint_requests == FootprintRequests::Reads;
     // SSDsim's pre_process_page marks the sectors read; kept only where read-modify-write
     // can tell a partly held page from a whole one.
-    let sectors = (reads_only
-        && spec.config.ftl.partial_page_writes == PartialPageWrites::ReadModifyWrite)
+    let sectors = (reads_only && spec.config.ftl.partial_page_writes.reads_first())
         .then(|| PartialPages::new(page as u32))
         .flatten();
     let mut partial_sectors = Vec::new();

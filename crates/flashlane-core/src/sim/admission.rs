@@ -175,6 +175,10 @@ impl Simulation {
         // PIQ's conflict: the chip set meets that of a request outstanding or waiting ahead.
         let conflict = self.chip_load.admitted(chips);
         self.live_requests += 1;
+        if let Some(link) = &mut self.link {
+            // The host rings the submission doorbell for the new entry.
+            link.doorbell(now);
+        }
         let view = host_view!(self, now);
         self.host.push(host, &view);
         let marks =

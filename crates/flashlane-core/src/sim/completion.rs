@@ -2,7 +2,7 @@
 //! translation, a flush, an erase or a read-modify-write read); the last page completes the
 //! request and frees its place in the device queue.
 
-use super::Simulation;
+use super::{Event, Simulation};
 use crate::device::{Transaction, TxnKind, NO_LPN, NO_REQUEST};
 use crate::host::{HostScheduler, RequestId};
 use crate::Error;
@@ -54,6 +54,10 @@ impl Simulation {
             }
         } else if matches!(txn.kind, TxnKind::MappingRead | TxnKind::MappingProgram) {
             self.on_mapping_done(now, txn);
+        } else if txn.kind == TxnKind::GcRead {
+            self.gc_read_done(now, txn);
+        } else if txn.kind == TxnKind::GcProgram {
+            self.gc_program_done(now, txn);
         } else if txn.kind == TxnKind::Program && txn.lpn != NO_LPN {
             self.on_flush_done(now, txn.lpn);
         } else if txn.kind == TxnKind::Erase && self.ftl.defers_release() {
@@ -78,7 +82,28 @@ impl Simulation {
         }
     }
 
+    /// The last page of request `id` is done: its place in the device queue is free, and the
+    /// host learns of its completion now, or once it has crossed the host link.
     pub(super) fn complete(&mut self, now: u64, id: RequestId) {
+        let slot = self.requests[id as usize].slot;
+        let members = &mut self.slot_members[slot as usize];
+        *members -= 1;
+        if *members == 0 {
+            self.outstanding_slots -= 1;
+            self.free_slots.push(slot);
+        }
+        if let Some(link) = &mut self.link {
+            let host = &self.requests[id as usize].host;
+            let at = link.complete(now, host.op, host.size_bytes);
+            self.events
+                .schedule(at, Event::HostCompletion { request: id });
+            return;
+        }
+        self.complete_for_host(now, id);
+    }
+
+    /// The host learns that request `id` completed.
+    pub(super) fn complete_for_host(&mut self, now: u64, id: RequestId) {
         let request = self.requests[id as usize];
         debug_assert!(request.live);
         self.requests[id as usize].live = false;
@@ -99,11 +124,11 @@ impl Simulation {
         if self.host_queue.includes_outstanding() {
             self.host_queue_changed(now);
         }
-        let members = &mut self.slot_members[request.slot as usize];
-        *members -= 1;
-        if *members == 0 {
-            self.outstanding_slots -= 1;
-            self.free_slots.push(request.slot);
+        if let Some(link) = &mut self.link {
+            // The host takes the completion entry and rings the completion doorbell; a
+            // request waiting for room in the host queue may now enter.
+            link.doorbell(now);
+            self.dispatch_pending = true;
         }
         let view = host_view!(self, now);
         self.host.complete(&host, &view);

@@ -2,7 +2,7 @@
 //! and places them (with garbage collection, the cached mapping table, the write buffer and
 //! read-modify-write), and the page operations enter the device scheduler's queues.
 
-use super::{Event, Simulation};
+use super::{Event, GcVictim, Simulation, UpdateRead};
 use crate::device::{DeviceScheduler, Transaction, TxnKind, NO_LPN, NO_REQUEST};
 use crate::ftl::cmt::{Access, MappingOp, MAPPING_READ_BYTES};
 use crate::ftl::partial_pages::SECTOR_BYTES;
@@ -32,9 +32,22 @@ impl Simulation {
         if let Some(c) = &mut self.contention {
             c.dispatched(host.offset_bytes);
         }
+        if let Some(link) = &mut self.link {
+            // The command (and a write's data) must cross the host link first.
+            let at = link.fetch(now, host.op, host.size_bytes);
+            self.events
+                .schedule(at, Event::CommandAtDevice { request: id });
+            return Ok(());
+        }
+        self.split_request(now, id)
+    }
+
+    /// The device holds request `id`'s command: split it into page operations and queue them.
+    pub(super) fn split_request(&mut self, now: u64, id: RequestId) -> Result<(), Error> {
         if self.buffer.is_some() {
             return self.dispatch_buffered(now, id);
         }
+        let host = self.requests[id as usize].host;
         let page = self.geometry.page_bytes as u64;
         let end = host.offset_bytes + host.size_bytes;
         self.touched_chips.clear();
@@ -42,10 +55,16 @@ impl Simulation {
             let lpn = host.first_lpn + i;
             let page_start = lpn * page;
             let bytes = (end.min(page_start + page) - host.offset_bytes.max(page_start)) as u32;
-            let (kind, target, remapped) = match host.op {
+            match host.op {
                 Op::Read => {
                     let (target, allocated) = self.ftl.read_host(lpn, &mut self.gc_buffer)?;
-                    (TxnKind::Read, target, allocated)
+                    if allocated && self.partial.is_some() {
+                        self.allocated_by_read(lpn, host.offset_bytes, end);
+                    }
+                    let txn = self.host_page_txn(TxnKind::Read, id, lpn as u32, bytes, target, now);
+                    self.enqueue_translated(lpn, allocated, txn);
+                    self.touched_chips.push(target.chip);
+                    self.enqueue_gc_ops(now);
                 }
                 Op::Write => {
                     if let Some(plane) = self.ftl.write_stall_plane(lpn) {
@@ -53,45 +72,74 @@ impl Simulation {
                         self.stalled_writes[plane as usize].push_back((id, lpn as u32, bytes));
                         continue;
                     }
-                    let rmw = if self.partial.is_some() {
-                        self.read_modify_write_source(lpn, host.offset_bytes, end)
-                    } else {
-                        None
-                    };
-                    self.gc_buffer.clear();
-                    let target = self.ftl.write_with_claims(
-                        lpn,
-                        self.device.queued_per_chip(),
-                        &self.chip_load.claims,
-                        &mut self.gc_buffer,
-                    )?;
-                    if let Some((source, bytes_read, merged)) = rmw {
-                        let program = self.host_page_txn(
-                            TxnKind::Program,
-                            id,
-                            lpn as u32,
-                            merged,
-                            target,
-                            now,
-                        );
-                        self.start_read_modify_write(now, lpn, source, bytes_read, program);
-                        self.touched_chips.push(source.chip);
-                        self.enqueue_gc_ops(now);
-                        continue;
-                    }
-                    (TxnKind::Program, target, true)
+                    self.place_write_page(now, id, lpn, bytes)?;
                 }
-            };
-            let txn = self.host_page_txn(kind, id, lpn as u32, bytes, target, now);
-            self.enqueue_translated(lpn, remapped, txn);
-            self.touched_chips.push(target.chip);
-            self.enqueue_gc_ops(now);
+            }
         }
         for i in 0..self.touched_chips.len() {
             let chip = self.touched_chips[i];
             self.try_issue(now, chip);
         }
         Ok(())
+    }
+
+    /// Place page `lpn` of host write `id` (`bytes` of it) and queue its program, after the
+    /// read of the page's other sectors when the write covers only part of the data there.
+    #[inline]
+    pub(super) fn place_write_page(
+        &mut self,
+        now: u64,
+        id: RequestId,
+        lpn: u64,
+        bytes: u32,
+    ) -> Result<(), Error> {
+        let rmw = if self.partial.is_some() {
+            let host = &self.requests[id as usize].host;
+            let (offset, end) = (host.offset_bytes, host.offset_bytes + host.size_bytes);
+            self.read_modify_write_source(lpn, offset, end)
+        } else {
+            None
+        };
+        self.gc_buffer.clear();
+        let target = self.ftl.write_with_claims(
+            lpn,
+            self.device.queued_per_chip(),
+            &self.chip_load.claims,
+            &mut self.gc_buffer,
+        )?;
+        match rmw {
+            None => {
+                let txn = self.host_page_txn(TxnKind::Program, id, lpn as u32, bytes, target, now);
+                self.enqueue_translated(lpn, true, txn);
+                self.touched_chips.push(target.chip);
+            }
+            Some((source, bytes_read, _)) if self.update_read_rule => {
+                // MQSim: the program carries the host's sectors and waits in the queue.
+                let program =
+                    self.host_page_txn(TxnKind::Program, id, lpn as u32, bytes, target, now);
+                self.start_update_read(now, lpn, source, bytes_read, program);
+                self.touched_chips.push(target.chip);
+                self.touched_chips.push(source.chip);
+            }
+            Some((source, bytes_read, merged)) => {
+                let program =
+                    self.host_page_txn(TxnKind::Program, id, lpn as u32, merged, target, now);
+                self.start_read_modify_write(now, lpn, source, bytes_read, program);
+                self.touched_chips.push(source.chip);
+            }
+        }
+        self.enqueue_gc_ops(now);
+        Ok(())
+    }
+
+    /// A read gave never-written page `lpn` a physical page: it now holds the sectors the read
+    /// asked for (MQSim's `online_create_entry_for_reads` records the read's sector bitmap).
+    #[inline(never)]
+    fn allocated_by_read(&mut self, lpn: u64, offset: u64, end: u64) {
+        if let Some(partial) = &mut self.partial {
+            let sectors = partial.sectors(lpn, offset, end);
+            partial.preload(lpn, sectors);
+        }
     }
 
     /// Read-modify-write: the page's current location and the bytes to read when a write of
@@ -150,9 +198,84 @@ impl Simulation {
         self.enqueue_device(now, read);
     }
 
-    /// A read-modify-write's read finished: its program may go.
+    /// MQSim's update read: queue the program (held in its place until the read ends) and,
+    /// once the program has its mapping entry, the read (`ftl.partial_page_writes =
+    /// "update_read"`).
+    #[inline(never)]
+    pub(super) fn start_update_read(
+        &mut self,
+        now: u64,
+        lpn: u64,
+        source: PhysicalTarget,
+        bytes: u32,
+        program: Transaction,
+    ) {
+        let read = Transaction {
+            kind: TxnKind::Read,
+            request: NO_REQUEST,
+            chip: source.chip,
+            die: source.die,
+            plane: source.plane,
+            page_in_block: self.ftl.page_in_block(source.ppn),
+            bytes,
+            program_ns: 0,
+            enqueued_ns: now,
+            lpn: lpn as u32,
+            ppn: source.ppn,
+            from_chip: source.chip,
+        };
+        self.held_programs.push((program.request, program.lpn));
+        self.update_reads.push(UpdateRead {
+            read,
+            request: program.request,
+            program_chip: program.chip,
+            queued: false,
+        });
+        // MQSim submits the write, then its read, once the write is translated.
+        if self.enqueue_translated(lpn, true, program) {
+            self.queue_update_read(now, program);
+        }
+    }
+
+    /// The held `program` entered the device queue: its update read follows it.
+    #[inline(never)]
+    fn queue_update_read(&mut self, now: u64, program: Transaction) {
+        let Some(entry) = self
+            .update_reads
+            .iter_mut()
+            .find(|u| !u.queued && u.request == program.request && u.read.lpn == program.lpn)
+        else {
+            return;
+        };
+        entry.queued = true;
+        let read = Transaction {
+            enqueued_ns: now,
+            ..entry.read
+        };
+        self.enqueue_device(now, read);
+        self.touched_chips.push(read.chip);
+    }
+
+    /// A read-modify-write's (or update) read finished: its program may go.
     #[inline(never)]
     pub(super) fn rmw_read_done(&mut self, now: u64, read: Transaction) {
+        if self.update_read_rule {
+            let at = self
+                .update_reads
+                .iter()
+                .position(|u| u.queued && u.read.ppn == read.ppn && u.read.lpn == read.lpn)
+                .expect("every update read has a held program");
+            let entry = self.update_reads.swap_remove(at);
+            let key = (entry.request, read.lpn);
+            let held = self
+                .held_programs
+                .iter()
+                .position(|k| *k == key)
+                .expect("an update read's program is held");
+            self.held_programs.swap_remove(held);
+            self.try_issue(now, entry.program_chip);
+            return;
+        }
         let at = self
             .rmw_held
             .iter()
@@ -171,31 +294,129 @@ impl Simulation {
     /// Queue the garbage-collection operations the last FTL write asked for.
     #[inline]
     pub(super) fn enqueue_gc_ops(&mut self, now: u64) {
+        if self.gc_victims.is_some() && !self.gc_buffer.is_empty() {
+            return self.start_gc_moves(now);
+        }
         for g in 0..self.gc_buffer.len() {
             let (kind, target) = match self.gc_buffer[g] {
-                GcOp::Copyback { target } => (TxnKind::Copyback, target),
+                GcOp::Copyback { target, .. } => (TxnKind::Copyback, target),
                 GcOp::Erase { target } => (TxnKind::Erase, target),
             };
-            self.enqueue_device(
-                now,
-                Transaction {
-                    kind,
-                    request: NO_REQUEST,
-                    chip: target.chip,
-                    die: target.die,
-                    plane: target.plane,
-                    page_in_block: target.ppn % self.geometry.pages_per_block,
-                    bytes: 0,
-                    program_ns: self.program_ns_at(target.ppn),
-                    enqueued_ns: now,
-                    lpn: NO_LPN,
-                    ppn: target.ppn,
-                    from_chip: target.chip,
-                },
-            );
+            let txn = self.gc_txn(kind, NO_REQUEST, target, now);
+            self.enqueue_device(now, txn);
             self.touched_chips.push(target.chip);
         }
         self.gc_buffer.clear();
+    }
+
+    /// `ftl.gc_page_move = "read_and_program"`: each victim the FTL reported becomes its GC
+    /// reads, queued now; its programs follow their reads and its erase its programs.
+    #[inline(never)]
+    fn start_gc_moves(&mut self, now: u64) {
+        let Some(mut gc) = self.gc_victims.take() else {
+            return;
+        };
+        let mut queue = Vec::new();
+        let mut ops = std::mem::take(&mut self.gc_buffer);
+        for op in ops.drain(..) {
+            match op {
+                GcOp::Copyback { target, from_ppn } => gc.pending.push((from_ppn, target)),
+                GcOp::Erase { target } => {
+                    let index = gc.free.pop().unwrap_or_else(|| {
+                        gc.victims.push(GcVictim::default());
+                        (gc.victims.len() - 1) as u32
+                    });
+                    let victim = &mut gc.victims[index as usize];
+                    victim.moves.clear();
+                    victim.moves.append(&mut gc.pending);
+                    victim.left = victim.moves.len() as u32;
+                    let erase = self.gc_txn(TxnKind::Erase, NO_REQUEST, target, now);
+                    if victim.left == 0 {
+                        gc.free.push(index);
+                        queue.push(erase);
+                        continue;
+                    }
+                    victim.erase = Some(erase);
+                    // A page moves inside its plane: the read is on the target's plane.
+                    for &(from, target) in &victim.moves {
+                        let source = PhysicalTarget {
+                            ppn: from,
+                            ..target
+                        };
+                        queue.push(self.gc_txn(TxnKind::GcRead, index, source, now));
+                    }
+                }
+            }
+        }
+        self.gc_victims = Some(gc);
+        self.gc_buffer = ops;
+        for txn in queue {
+            self.enqueue_device(now, txn);
+            self.touched_chips.push(txn.chip);
+        }
+    }
+
+    /// A garbage-collection operation at `target` (`request`: its victim's index under
+    /// `ftl.gc_page_move = "read_and_program"`, else [`NO_REQUEST`]).
+    fn gc_txn(&self, kind: TxnKind, request: u32, target: PhysicalTarget, now: u64) -> Transaction {
+        let moves_data = matches!(kind, TxnKind::GcRead | TxnKind::GcProgram);
+        Transaction {
+            kind,
+            request,
+            chip: target.chip,
+            die: target.die,
+            plane: target.plane,
+            page_in_block: target.ppn % self.geometry.pages_per_block,
+            bytes: if moves_data {
+                self.geometry.page_bytes
+            } else {
+                0
+            },
+            program_ns: self.program_ns_at(target.ppn),
+            enqueued_ns: now,
+            lpn: NO_LPN,
+            ppn: target.ppn,
+            from_chip: target.chip,
+        }
+    }
+
+    /// A GC read ended: queue the program of its page.
+    #[inline(never)]
+    pub(super) fn gc_read_done(&mut self, now: u64, read: Transaction) {
+        let Some(gc) = &mut self.gc_victims else {
+            return;
+        };
+        let victim = &mut gc.victims[read.request as usize];
+        let at = victim
+            .moves
+            .iter()
+            .position(|&(from, _)| from == read.ppn)
+            .expect("every GC read has its move");
+        let (_, target) = victim.moves.swap_remove(at);
+        let program = self.gc_txn(TxnKind::GcProgram, read.request, target, now);
+        self.enqueue_device(now, program);
+        self.try_issue(now, program.chip);
+    }
+
+    /// A GC program ended: the last one of its victim lets the erase go.
+    #[inline(never)]
+    pub(super) fn gc_program_done(&mut self, now: u64, program: Transaction) {
+        let Some(gc) = &mut self.gc_victims else {
+            return;
+        };
+        let victim = &mut gc.victims[program.request as usize];
+        victim.left -= 1;
+        if victim.left > 0 {
+            return;
+        }
+        let erase = victim.erase.take().expect("a victim keeps its erase");
+        gc.free.push(program.request);
+        let erase = Transaction {
+            enqueued_ns: now,
+            ..erase
+        };
+        self.enqueue_device(now, erase);
+        self.try_issue(now, erase.chip);
     }
 
     /// HIL with the DRAM write buffer: writes go into the buffer, reads it holds are served
@@ -355,17 +576,26 @@ impl Simulation {
     /// translation page has been read; queue the mapping operations the look-up needs.
     /// `remapped`: the operation gave `lpn` a new physical page (a write, or a read that
     /// allocated under `ftl.unwritten_reads = "allocate"`), so its cached entry becomes dirty.
+    /// Returns whether `txn` entered the device queue now.
     #[inline]
-    pub(super) fn enqueue_translated(&mut self, lpn: u64, remapped: bool, txn: Transaction) {
+    pub(super) fn enqueue_translated(
+        &mut self,
+        lpn: u64,
+        remapped: bool,
+        txn: Transaction,
+    ) -> bool {
         let now = txn.enqueued_ns;
         let Some(cmt) = &mut self.cmt else {
             self.enqueue_device(now, txn);
-            return;
+            return true;
         };
-        if cmt.cache.access(lpn, remapped, txn, &mut cmt.ops) == Access::Ready {
+        let ready = cmt.cache.access(lpn, remapped, txn, &mut cmt.ops) == Access::Ready;
+        if ready {
             self.enqueue_device(now, txn);
         }
-        let Some(cmt) = &mut self.cmt else { return };
+        let Some(cmt) = &mut self.cmt else {
+            return ready;
+        };
         let page_bytes = self.geometry.page_bytes;
         for mapping in cmt.ops.drain(..) {
             let (kind, tpage, bytes) = match mapping {
@@ -401,6 +631,7 @@ impl Simulation {
                 .queue_length(now, chip, self.device.queued_per_chip()[chip as usize]);
             self.touched_chips.push(chip);
         }
+        ready
     }
 
     /// A mapping operation finished: a read releases the page operations that waited for it.
@@ -418,6 +649,9 @@ impl Simulation {
             released.enqueued_ns = now;
             self.enqueue_device(now, released);
             self.touched_chips.push(released.chip);
+            if !self.update_reads.is_empty() && released.kind == TxnKind::Program {
+                self.queue_update_read(now, released);
+            }
         }
         if let Some(cmt) = &mut self.cmt {
             cmt.released = released_txns;
@@ -441,17 +675,7 @@ impl Simulation {
                 break;
             }
             self.stalled_writes[plane].pop_front();
-            self.gc_buffer.clear();
-            let target = self.ftl.write_with_claims(
-                lpn as u64,
-                self.device.queued_per_chip(),
-                &self.chip_load.claims,
-                &mut self.gc_buffer,
-            )?;
-            let txn = self.host_page_txn(TxnKind::Program, id, lpn, bytes, target, now);
-            self.enqueue_translated(lpn as u64, true, txn);
-            self.touched_chips.push(target.chip);
-            self.enqueue_gc_ops(now);
+            self.place_write_page(now, id, u64::from(lpn), bytes)?;
         }
         self.gc_buffer.clear();
         self.ftl.gc_after_erase(plane as u32, &mut self.gc_buffer)?;

@@ -15,7 +15,9 @@ impl Simulation {
                 self.recorder.write_moved(now);
             }
             if self.multiplane.enabled() {
-                let group = self.multiplane.gather(&mut self.device, txn);
+                let group = self
+                    .multiplane
+                    .gather(&mut self.device, txn, &self.held_programs);
                 self.queue_changed(now, txn.chip);
                 self.start_companions(now, txn.die);
                 self.start(now, group);
@@ -67,8 +69,10 @@ impl Simulation {
         self.dies_working += 1;
         self.recorder.operation_started(now, &txn);
         let (stage, transfer) = match txn.kind {
-            TxnKind::Read | TxnKind::MappingRead => (Stage::ReadCommand, Transfer::ReadCommand),
-            TxnKind::Program | TxnKind::MappingProgram => {
+            TxnKind::Read | TxnKind::MappingRead | TxnKind::GcRead => {
+                (Stage::ReadCommand, Transfer::ReadCommand)
+            }
+            TxnKind::Program | TxnKind::MappingProgram | TxnKind::GcProgram => {
                 (Stage::ProgramIn, Transfer::ProgramIn { bytes: txn.bytes })
             }
             TxnKind::Copyback => (Stage::CopybackReadCommand, Transfer::Command),

@@ -14,10 +14,11 @@ use crate::device::{
 };
 use crate::engine::EventQueue;
 use crate::ftl::cmt::{CmtRules, MappingCache, MappingOp};
-use crate::ftl::{Ftl, GcOp, PartialPageWrites, PartialPages};
+use crate::ftl::{Ftl, GcOp, GcPageMove, PartialPageWrites, PartialPages, PhysicalTarget};
 use crate::geometry::{Geometry, StaticMap};
 use crate::host::{
-    AnyHostScheduler, ChipLoad, HandoverAt, HandoverPerPass, HostRequest, QueueBound, RequestId,
+    AnyHostScheduler, ChipLoad, HandoverAt, HandoverPerPass, HostRequest, PcieLink, QueueBound,
+    RequestId,
 };
 use crate::interconnect::{AnyInterconnect, Grant};
 use crate::run::{Arrival, Pacing, Replay};
@@ -46,6 +47,7 @@ macro_rules! device_ctx {
         crate::device::DeviceContext {
             now_ns: $now,
             die_busy: $sim.die_issue.blocked(),
+            held: &$sim.held_programs,
             ftl: &mut $sim.ftl,
             cancelled: &mut $sim.cancelled,
         }
@@ -79,6 +81,10 @@ enum Event {
     /// SSDsim's rules: the hand-over pass after every arrival of this instant entered the
     /// queue (SSDsim reads all records due before it distributes).
     HandoverPass,
+    /// `host.link`: the device holds the command (and a write's data) of `request`.
+    CommandAtDevice { request: u32 },
+    /// `host.link`: the completion of `request` reached the host.
+    HostCompletion { request: u32 },
 }
 
 /// What a die's current transfer is for (what follows when it ends).
@@ -220,9 +226,55 @@ pub struct Simulation {
     /// physical page that read fetches.
     partial: Option<PartialPages>,
     rmw_held: Vec<(u32, Transaction)>,
+    /// `ftl.partial_page_writes = "update_read"`: programs queued on the device that no
+    /// scheduler may start yet, as (request, logical page) ...
+    held_programs: Vec<(u32, u32)>,
+    /// ... and their reads, until each read ends.
+    update_reads: Vec<UpdateRead>,
+    /// `ftl.partial_page_writes = "update_read"` (else `read_modify_write`'s rule, when
+    /// `partial` is kept).
+    update_read_rule: bool,
+    /// `ftl.gc_page_move = "read_and_program"`: the victims whose pages are moving (a slab:
+    /// GC reads and programs carry their victim's index), and the free indexes.
+    gc_victims: Option<GcVictims>,
     /// PASS's drive behaviour (`device.region_contention`): host requests outstanding per
     /// region, which slow their region's array times.
     contention: Option<RegionContention>,
+    /// MQSim's PCIe link (`host.link`): commands and data cross it before and after the
+    /// device's work.
+    link: Option<PcieLink>,
+}
+
+/// MQSim's update read (`ftl.partial_page_writes = "update_read"`): the read a partial-page
+/// program waits for in the device queue.
+#[derive(Debug, Clone, Copy)]
+struct UpdateRead {
+    read: Transaction,
+    /// The program's request and chip.
+    request: u32,
+    program_chip: u32,
+    /// Whether the read is in the device queue (it enters right after its program, which may
+    /// first wait for its mapping entry).
+    queued: bool,
+}
+
+/// GC victims whose pages move by read and program (`ftl.gc_page_move = "read_and_program"`).
+#[derive(Debug, Default)]
+struct GcVictims {
+    victims: Vec<GcVictim>,
+    free: Vec<u32>,
+    /// The moves of the victim the FTL is reporting (its erase closes the list).
+    pending: Vec<(u32, PhysicalTarget)>,
+}
+
+/// A victim under collection: its erase waits until each of its moves is programmed.
+#[derive(Debug, Default)]
+struct GcVictim {
+    erase: Option<Transaction>,
+    /// (source page, target) of each move whose read has not ended yet.
+    moves: Vec<(u32, PhysicalTarget)>,
+    /// Moves not yet programmed.
+    left: u32,
 }
 
 /// The write buffer with its scratch list.
@@ -369,14 +421,23 @@ impl Simulation {
             } else {
                 Vec::new()
             },
-            partial: (config.ftl.partial_page_writes == PartialPageWrites::ReadModifyWrite)
+            partial: config
+                .ftl
+                .partial_page_writes
+                .reads_first()
                 .then(|| PartialPages::new(g.page_bytes).expect("validated page size")),
             rmw_held: Vec::new(),
+            held_programs: Vec::new(),
+            update_reads: Vec::new(),
+            update_read_rule: config.ftl.partial_page_writes == PartialPageWrites::UpdateRead,
+            gc_victims: (config.ftl.gc_page_move == GcPageMove::ReadAndProgram)
+                .then(GcVictims::default),
             contention: config
                 .device
                 .region_contention
                 .as_ref()
                 .map(|c| RegionContention::new(c, g.page_bytes, logical_bytes)),
+            link: config.host.link.build(),
             geometry: g,
         }
     }
@@ -433,11 +494,17 @@ impl Simulation {
                 Event::BufferDone { request, pages } => self.on_buffer_done(now, request, pages),
                 Event::TransferEnd { die } => self.on_transfer_end(now, die),
                 Event::HandoverPass => self.try_dispatch(now, next_record)?,
+                Event::CommandAtDevice { request } => self.split_request(now, request)?,
+                Event::HostCompletion { request } => self.complete_for_host(now, request),
             }
             if self.rules.transfer_events
                 && !matches!(
                     event,
-                    Event::Arrival | Event::HostWake | Event::HandoverPass
+                    Event::Arrival
+                        | Event::HostWake
+                        | Event::HandoverPass
+                        | Event::CommandAtDevice { .. }
+                        | Event::HostCompletion { .. }
                 )
             {
                 // Every other event is the device's: SSDsim's loop makes a hand-over pass.

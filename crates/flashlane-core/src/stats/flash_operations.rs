@@ -45,7 +45,12 @@ impl FlashOperationRecorder {
     /// `txn` starts on its die; `counted`: inside the measured window.
     #[inline]
     pub fn started(&mut self, txn: &Transaction, counted: bool) {
-        let counted = u64::from(counted);
+        self.count(txn, u64::from(counted));
+    }
+
+    /// Count one page operation (a command's leader or companion) under its kind.
+    #[inline]
+    fn count(&mut self, txn: &Transaction, counted: u64) {
         let f = &mut self.flash;
         match txn.kind {
             TxnKind::Read => {
@@ -58,7 +63,9 @@ impl FlashOperationRecorder {
                 }
             }
             TxnKind::Program => f.programs += counted,
-            TxnKind::Copyback => f.copybacks += counted,
+            // A page move counts once, when it ends in its program.
+            TxnKind::Copyback | TxnKind::GcProgram => f.copybacks += counted,
+            TxnKind::GcRead => {}
             TxnKind::Erase => f.erases += counted,
             TxnKind::MappingRead => f.mapping_reads += counted,
             TxnKind::MappingProgram => f.mapping_programs += counted,
@@ -74,12 +81,7 @@ impl FlashOperationRecorder {
     /// One of the pages a multi-plane command carries besides its leader starts.
     #[inline]
     pub fn companion_started(&mut self, txn: &Transaction, counted: bool) {
-        let counted = u64::from(counted);
-        match txn.kind {
-            TxnKind::Read => self.flash.reads += counted,
-            TxnKind::MappingRead => self.flash.mapping_reads += counted,
-            _ => self.flash.programs += counted,
-        }
+        self.count(txn, u64::from(counted));
     }
 
     /// A page operation of a host request of `op` started at `now`, queued since `enqueued_ns`.

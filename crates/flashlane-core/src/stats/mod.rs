@@ -288,7 +288,9 @@ pub struct FlashCounts {
     pub reads: u64,
     /// Page programs (host).
     pub programs: u64,
-    /// GC page moves (each a copyback read plus program inside the plane).
+    /// GC page moves: each a copyback read plus program inside the plane or, under
+    /// `ftl.gc_page_move = "read_and_program"`, a read out and a program in over the channel
+    /// (counted when its program starts).
     pub copybacks: u64,
     /// Block erases.
     pub erases: u64,
@@ -300,7 +302,8 @@ pub struct FlashCounts {
     /// above); 0 unless `device.multiplane`.
     pub multiplane_operations: u64,
     /// Page reads a partial-page host write made first, to fetch the page's other sectors
-    /// (`ftl.partial_page_writes = "read_modify_write"`; not in `reads`). Absent when 0.
+    /// (`ftl.partial_page_writes = "read_modify_write"` or `"update_read"`; not in `reads`).
+    /// Absent when 0.
     #[serde(skip_serializing_if = "is_zero_count")]
     pub read_modify_write_reads: u64,
 }
