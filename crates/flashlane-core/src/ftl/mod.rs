@@ -56,6 +56,10 @@ pub enum GcOp {
     },
     /// Erase a block of the plane.
     Erase { target: PhysicalTarget },
+    /// Read the valid page at `from` to move it; where it goes is decided when the read ends
+    /// ([`Ftl::place_moved_page`]). Under `ftl.gc_page_move = "read_and_program"` with the
+    /// deferred release (MQSim's `Allocate_new_page_for_gc` at the end of a GC read).
+    MoveRead { from: PhysicalTarget },
 }
 
 /// Counters of FTL activity.
@@ -140,6 +144,9 @@ pub struct Ftl {
     gc_max_victims_per_plane: u32,
     write_stall_below_free_blocks: u32,
     gc_separate_write_block: bool,
+    /// `ftl.gc_page_move = "read_and_program"`: under the deferred release a moved page is
+    /// placed when its read ends, not when its victim is chosen.
+    place_on_read: bool,
     /// Scratch list of a GC victim's valid pages (no allocation per run).
     gc_moves: Vec<(u32, u32)>,
 }
@@ -197,6 +204,7 @@ impl Ftl {
             gc_max_victims_per_plane: config.gc_max_victims_per_plane,
             write_stall_below_free_blocks: config.write_stall_below_free_blocks,
             gc_separate_write_block: config.gc_separate_write_block,
+            place_on_read: config.gc_page_move == GcPageMove::ReadAndProgram,
             gc_moves: Vec::new(),
         }
     }
@@ -689,6 +697,13 @@ impl Ftl {
                 self.map.prefetch(ahead as u64);
             }
             let from = self.ppn_of(plane, victim, page);
+            if self.place_on_read && self.defer_release {
+                // Placed when its read ends (`place_moved_page`).
+                gc_ops.push(GcOp::MoveRead {
+                    from: self.target_of(from),
+                });
+                continue;
+            }
             let version = self.shadow.as_ref().map(|s| s.ppn_version[from as usize]);
             let target = if self.gc_separate_write_block {
                 self.place_gc_write(lpn as u64, plane)?
@@ -708,6 +723,42 @@ impl Ftl {
         }
         self.gc_moves = valid;
         Ok(())
+    }
+
+    /// The GC read of victim page `from_ppn` ended (`GcOp::MoveRead`): if the page still holds
+    /// its logical page, place that page on its plane's GC open block (or the host one without
+    /// `ftl.gc_separate_write_block`), remap it and return where its program goes; garbage
+    /// collection that an opened block starts is appended to `gc_ops`. `None`: a host write
+    /// superseded the page while it waited, so nothing moves.
+    pub fn place_moved_page(
+        &mut self,
+        from_ppn: u32,
+        gc_ops: &mut Vec<GcOp>,
+    ) -> Result<Option<PhysicalTarget>, Error> {
+        let (plane, block, page) = self.split_ppn(from_ppn);
+        let lpn = match &self.planes[plane as usize].blocks[block as usize].reverse {
+            Some(reverse) if reverse[page as usize] != INVALID => reverse[page as usize],
+            _ => return Ok(None),
+        };
+        let version = self
+            .shadow
+            .as_ref()
+            .map(|s| s.ppn_version[from_ppn as usize]);
+        let opened_before = self.planes[plane as usize].opened_blocks;
+        let target = if self.gc_separate_write_block {
+            self.place_gc_write(lpn as u64, plane)?
+        } else {
+            self.place_write(lpn as u64, plane)?
+        };
+        if let (Some(shadow), Some(version)) = (&mut self.shadow, version) {
+            // A move keeps the data.
+            shadow.lpn_version.set(lpn as u64, version);
+            shadow.ppn_version[target.ppn as usize] = version;
+        }
+        self.counters.gc_pages_moved += 1;
+        let opened = self.planes[plane as usize].opened_blocks - opened_before;
+        self.collect_on_openings(plane, opened, gc_ops)?;
+        Ok(Some(target))
     }
 
     /// Place a page moved by GC on `plane`'s GC open block (`ftl.gc_separate_write_block`).
@@ -934,6 +985,74 @@ mod tests {
         assert_eq!(ftl.counters().gc_runs, 4);
         assert_eq!(ftl.planes[0].free_blocks(), 0);
         assert_eq!(ftl.planes[0].collecting, 3);
+        for lpn in 0..ftl.logical_pages() {
+            ftl.read(lpn).unwrap();
+        }
+        assert_eq!(ftl.integrity_violations(), Some(0));
+    }
+
+    /// `ftl.gc_page_move = "read_and_program"` under the deferred release, on the case above:
+    /// the victim (block 0, logical pages 8, 10, 12, 14 valid) is chosen, but its pages are only
+    /// asked to be read (4 `MoveRead`s, nothing placed, nothing opened: 1 run, 1 free block
+    /// left). A host write of page 10 supersedes its copy before its read ends, so that read
+    /// places nothing; the read of page 8 places it on a GC block, which opens the last free
+    /// block (0 free) and so starts the next victim (block 1) as at the choice above; page 8
+    /// now reads its moved copy.
+    #[test]
+    fn moved_pages_are_placed_when_their_reads_end() {
+        let (g, mut c) = small();
+        c.gc_block_release = GcBlockRelease::EraseDone;
+        c.gc_max_victims_per_plane = 10;
+        c.write_stall_below_free_blocks = 2;
+        c.gc_separate_write_block = true;
+        c.gc_page_move = GcPageMove::ReadAndProgram;
+        let map = StaticMap::new(&g, [Level::Channel, Level::Chip, Level::Die, Level::Plane]);
+        let mut ftl = Ftl::new(&g, &c, map, true);
+        ftl.start_deferred_release();
+        let mut ops = Vec::new();
+        for k in 0..96 {
+            ftl.write(2 * k, &[0, 0], &mut ops).unwrap();
+        }
+        for block in 0..4 {
+            for page in 0..4 {
+                ftl.write(2 * (8 * block + page), &[0, 0], &mut ops)
+                    .unwrap();
+            }
+        }
+        ops.clear();
+        ftl.write(2 * 8 * 4, &[0, 0], &mut ops).unwrap();
+        let reads: Vec<u32> = ops
+            .iter()
+            .filter_map(|op| match op {
+                GcOp::MoveRead { from } => Some(from.ppn),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(reads, [4, 5, 6, 7], "block 0's valid pages");
+        assert_eq!(
+            (ftl.counters().gc_runs, ftl.counters().gc_pages_moved),
+            (1, 0)
+        );
+        assert_eq!(ftl.planes[0].free_blocks(), 1);
+        // Page 10 (block 0, page 5) is written again before its read ends.
+        ftl.write(10, &[0, 0], &mut ops).unwrap();
+        ops.clear();
+        assert_eq!(ftl.place_moved_page(5, &mut ops).unwrap(), None);
+        let moved = ftl
+            .place_moved_page(4, &mut ops)
+            .unwrap()
+            .expect("page 8 moves");
+        assert_eq!(ftl.mapped_target(8), Some(moved));
+        assert_eq!(ftl.counters().gc_pages_moved, 1);
+        assert_eq!(ftl.planes[0].free_blocks(), 0);
+        assert_eq!(
+            ftl.counters().gc_runs,
+            2,
+            "the opened GC block starts block 1"
+        );
+        assert!(ops
+            .iter()
+            .any(|op| matches!(op, GcOp::Erase { target } if target.ppn == 8)));
         for lpn in 0..ftl.logical_pages() {
             ftl.read(lpn).unwrap();
         }

@@ -183,6 +183,7 @@ impl Ftl {
             gc_max_victims_per_plane: _,
             write_stall_below_free_blocks: _,
             gc_separate_write_block: _,
+            place_on_read: _,
             // A test hook set after preconditioning, and scratch space.
             break_relocation_for_test: _,
             gc_moves: _,

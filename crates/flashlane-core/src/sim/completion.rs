@@ -55,7 +55,7 @@ impl Simulation {
         } else if matches!(txn.kind, TxnKind::MappingRead | TxnKind::MappingProgram) {
             self.on_mapping_done(now, txn);
         } else if txn.kind == TxnKind::GcRead {
-            self.gc_read_done(now, txn);
+            self.gc_read_done(now, txn)?;
         } else if txn.kind == TxnKind::GcProgram {
             self.gc_program_done(now, txn);
         } else if txn.kind == TxnKind::Program && txn.lpn != NO_LPN {

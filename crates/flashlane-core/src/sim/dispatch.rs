@@ -2,7 +2,7 @@
 //! and places them (with garbage collection, the cached mapping table, the write buffer and
 //! read-modify-write), and the page operations enter the device scheduler's queues.
 
-use super::{Event, GcVictim, Simulation, UpdateRead};
+use super::{Event, GcVictim, MoveTarget, Simulation, UpdateRead};
 use crate::device::{DeviceScheduler, Transaction, TxnKind, NO_LPN, NO_REQUEST};
 use crate::ftl::cmt::{Access, MappingOp, MAPPING_READ_BYTES};
 use crate::ftl::partial_pages::SECTOR_BYTES;
@@ -301,6 +301,8 @@ impl Simulation {
             let (kind, target) = match self.gc_buffer[g] {
                 GcOp::Copyback { target, .. } => (TxnKind::Copyback, target),
                 GcOp::Erase { target } => (TxnKind::Erase, target),
+                // Only under `ftl.gc_page_move = "read_and_program"` (`start_gc_moves`).
+                GcOp::MoveRead { from } => (TxnKind::GcRead, from),
             };
             let txn = self.gc_txn(kind, NO_REQUEST, target, now);
             self.enqueue_device(now, txn);
@@ -320,7 +322,15 @@ impl Simulation {
         let mut ops = std::mem::take(&mut self.gc_buffer);
         for op in ops.drain(..) {
             match op {
-                GcOp::Copyback { target, from_ppn } => gc.pending.push((from_ppn, target)),
+                GcOp::Copyback { target, from_ppn } => {
+                    // A page moves inside its plane: the read is on the target's plane.
+                    let from = PhysicalTarget {
+                        ppn: from_ppn,
+                        ..target
+                    };
+                    gc.pending.push((from, MoveTarget::Chosen(target)));
+                }
+                GcOp::MoveRead { from } => gc.pending.push((from, MoveTarget::AtReadEnd)),
                 GcOp::Erase { target } => {
                     let index = gc.free.pop().unwrap_or_else(|| {
                         gc.victims.push(GcVictim::default());
@@ -337,13 +347,8 @@ impl Simulation {
                         continue;
                     }
                     victim.erase = Some(erase);
-                    // A page moves inside its plane: the read is on the target's plane.
-                    for &(from, target) in &victim.moves {
-                        let source = PhysicalTarget {
-                            ppn: from,
-                            ..target
-                        };
-                        queue.push(self.gc_txn(TxnKind::GcRead, index, source, now));
+                    for &(from, _) in &victim.moves {
+                        queue.push(self.gc_txn(TxnKind::GcRead, index, from, now));
                     }
                 }
             }
@@ -380,37 +385,64 @@ impl Simulation {
         }
     }
 
-    /// A GC read ended: queue the program of its page.
+    /// A GC read ended: queue the program of its page (placed now when it was not placed with
+    /// its victim, which may start more GC), or count the move done when a host write
+    /// superseded the page meanwhile.
     #[inline(never)]
-    pub(super) fn gc_read_done(&mut self, now: u64, read: Transaction) {
+    pub(super) fn gc_read_done(&mut self, now: u64, read: Transaction) -> Result<(), Error> {
         let Some(gc) = &mut self.gc_victims else {
-            return;
+            return Ok(());
         };
         let victim = &mut gc.victims[read.request as usize];
         let at = victim
             .moves
             .iter()
-            .position(|&(from, _)| from == read.ppn)
+            .position(|&(from, _)| from.ppn == read.ppn)
             .expect("every GC read has its move");
         let (_, target) = victim.moves.swap_remove(at);
-        let program = self.gc_txn(TxnKind::GcProgram, read.request, target, now);
-        self.enqueue_device(now, program);
-        self.try_issue(now, program.chip);
+        let target = match target {
+            MoveTarget::Chosen(target) => Some(target),
+            MoveTarget::AtReadEnd => {
+                self.gc_buffer.clear();
+                let placed = self.ftl.place_moved_page(read.ppn, &mut self.gc_buffer)?;
+                self.touched_chips.clear();
+                self.enqueue_gc_ops(now);
+                for i in 0..self.touched_chips.len() {
+                    let chip = self.touched_chips[i];
+                    self.try_issue(now, chip);
+                }
+                placed
+            }
+        };
+        match target {
+            Some(target) => {
+                let program = self.gc_txn(TxnKind::GcProgram, read.request, target, now);
+                self.enqueue_device(now, program);
+                self.try_issue(now, program.chip);
+            }
+            None => self.gc_move_done(now, read.request),
+        }
+        Ok(())
     }
 
-    /// A GC program ended: the last one of its victim lets the erase go.
+    /// A GC program ended: its victim has one move less to wait for.
     #[inline(never)]
     pub(super) fn gc_program_done(&mut self, now: u64, program: Transaction) {
+        self.gc_move_done(now, program.request);
+    }
+
+    /// A move of victim `index` is over: the last one lets the victim's erase go.
+    fn gc_move_done(&mut self, now: u64, index: u32) {
         let Some(gc) = &mut self.gc_victims else {
             return;
         };
-        let victim = &mut gc.victims[program.request as usize];
+        let victim = &mut gc.victims[index as usize];
         victim.left -= 1;
         if victim.left > 0 {
             return;
         }
         let erase = victim.erase.take().expect("a victim keeps its erase");
-        gc.free.push(program.request);
+        gc.free.push(index);
         let erase = Transaction {
             enqueued_ns: now,
             ..erase

@@ -264,7 +264,15 @@ struct GcVictims {
     victims: Vec<GcVictim>,
     free: Vec<u32>,
     /// The moves of the victim the FTL is reporting (its erase closes the list).
-    pending: Vec<(u32, PhysicalTarget)>,
+    pending: Vec<(PhysicalTarget, MoveTarget)>,
+}
+
+/// Where a GC move's page goes: chosen with its victim, or (`GcOp::MoveRead`) when its read
+/// ends.
+#[derive(Debug, Clone, Copy)]
+enum MoveTarget {
+    Chosen(PhysicalTarget),
+    AtReadEnd,
 }
 
 /// A victim under collection: its erase waits until each of its moves is programmed.
@@ -272,7 +280,7 @@ struct GcVictims {
 struct GcVictim {
     erase: Option<Transaction>,
     /// (source page, target) of each move whose read has not ended yet.
-    moves: Vec<(u32, PhysicalTarget)>,
+    moves: Vec<(PhysicalTarget, MoveTarget)>,
     /// Moves not yet programmed.
     left: u32,
 }
