@@ -51,7 +51,8 @@ impl PartialPageWrites {
 pub struct PartialPages {
     page_bytes: u64,
     full: u32,
-    masks: HashMap<u64, u32>,
+    /// Keyed by logical page (a transaction's logical page is a `u32`): 8 bytes an entry.
+    masks: HashMap<u32, u32>,
 }
 
 impl PartialPages {
@@ -99,7 +100,7 @@ impl PartialPages {
 
     /// The sectors that hold data in `lpn`, mapped or not.
     pub fn held(&self, lpn: u64, mapped: bool) -> u32 {
-        match self.masks.get(&lpn) {
+        match self.masks.get(&(lpn as u32)) {
             Some(mask) => *mask,
             None if mapped => self.full,
             None => 0,
@@ -117,15 +118,15 @@ impl PartialPages {
     /// Preconditioning: sectors of `lpn` that exist before the trace starts (SSDsim's
     /// `pre_process_page` marks the sectors the trace reads).
     pub fn preload(&mut self, lpn: u64, sectors: u32) {
-        let held = self.masks.get(&lpn).copied().unwrap_or(0);
+        let held = self.masks.get(&(lpn as u32)).copied().unwrap_or(0);
         self.set(lpn, held | sectors);
     }
 
     fn set(&mut self, lpn: u64, mask: u32) {
         if mask == self.full || mask == 0 {
-            self.masks.remove(&lpn);
+            self.masks.remove(&(lpn as u32));
         } else {
-            self.masks.insert(lpn, mask);
+            self.masks.insert(lpn as u32, mask);
         }
     }
 }
