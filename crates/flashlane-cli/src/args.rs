@@ -1,6 +1,6 @@
 //! Command-line arguments shared by `run`, `compare` and `sweep`: the SSD and the workload.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use clap::Args;
@@ -29,6 +29,14 @@ pub struct DeviceArgs {
 }
 
 impl DeviceArgs {
+    /// The files it reads (for the output checks, `output::check_outputs`).
+    pub fn input_files(&self) -> Vec<(&'static str, &Path)> {
+        self.config
+            .iter()
+            .map(|path| ("the config file", path.as_path()))
+            .collect()
+    }
+
     pub fn overrides(&self) -> Result<Vec<(String, String)>, Error> {
         self.set.iter().map(|s| parse_override(s)).collect()
     }
@@ -197,6 +205,16 @@ fn parse_format(name: &str) -> Result<TraceFormat, Error> {
 }
 
 impl WorkloadArgs {
+    /// The files it reads (for the output checks, `output::check_outputs`).
+    pub fn input_files(&self) -> Vec<(&'static str, &Path)> {
+        let traces = self.trace.iter().map(|path| ("the trace", path.as_path()));
+        let specs = self
+            .synthetic
+            .iter()
+            .map(|path| ("the workload spec", path.as_path()));
+        traces.chain(specs).collect()
+    }
+
     pub fn spec(&self, config: Config) -> Result<RunSpec, Error> {
         let formats = self.reading.formats()?;
         if formats.len() > 1 && formats.len() != self.trace.len() {

@@ -229,6 +229,15 @@ fn execute(
     if jobs.is_empty() {
         return Err(Error::Config("nothing to compare".into()));
     }
+    let mut inputs = workload.input_files();
+    inputs.extend(device.input_files());
+    crate::output::check_outputs(
+        &[
+            ("--csv", output.csv.as_deref()),
+            ("--json", output.json.as_deref()),
+        ],
+        &inputs,
+    )?;
     crate::output::check_all_writable([output.csv.as_deref(), output.json.as_deref()])?;
     // Resolve every config first, so a bad key or value stops the run before any simulation.
     let configs = jobs

@@ -80,6 +80,21 @@ pub fn run(args: GenArgs) -> Result<(), Error> {
     // put beside it (that would be /dev/stdout.spec.toml), and messages go to stderr.
     let through = crate::output::writes_through(&out);
     let spec_path = (!through).then(|| sidecar_path(&out));
+    let spec_input: Vec<(&str, &std::path::Path)> = args
+        .spec
+        .iter()
+        .map(|path| ("the workload spec", path.as_path()))
+        .collect();
+    crate::output::check_outputs(
+        &[
+            ("--out", Some(out.as_path())),
+            (
+                "the resolved spec (--out's .spec.toml)",
+                spec_path.as_deref(),
+            ),
+        ],
+        &spec_input,
+    )?;
     crate::output::check_all_writable([Some(out.as_path()), spec_path.as_deref()])?;
     // Checks the overridden values too (e.g. --requests 0).
     let mut reader = SyntheticReader::new(&spec).map_err(|e| match e {

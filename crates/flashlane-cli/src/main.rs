@@ -138,6 +138,12 @@ fn execute(cli: Cli) -> Result<(), Error> {
 fn run(args: RunArgs) -> Result<(), Error> {
     let started = std::time::Instant::now();
     let outputs = [args.json.as_deref(), args.dispatch_log.as_deref()];
+    let mut inputs = args.workload.input_files();
+    inputs.extend(args.device.input_files());
+    output::check_outputs(
+        &[("--json", outputs[0]), ("--dispatch-log", outputs[1])],
+        &inputs,
+    )?;
     output::check_all_writable(outputs)?;
     let spec = args.workload.spec(args.device.config(&[])?)?;
     let mut display = progress::ProgressDisplay::new();

@@ -475,6 +475,83 @@ pub fn check_writable(path: &Path) -> Result<(), Error> {
     Ok(())
 }
 
+/// What names a file when outputs and inputs are compared: its device and inode when it
+/// exists (so a link or another name for it is the same file), else its directory's
+/// canonical path with its name, or standard output.
+#[derive(Debug, PartialEq, Eq)]
+enum FileId {
+    Inode(u64, u64),
+    Named(PathBuf),
+    Stdout,
+}
+
+impl FileId {
+    fn of(path: &Path) -> FileId {
+        if path.as_os_str() == "-" || is_stdout(path) {
+            return FileId::Stdout;
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            if let Ok(m) = std::fs::metadata(path) {
+                return FileId::Inode(m.dev(), m.ino());
+            }
+        }
+        let dir = path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+        FileId::Named(dir.join(path.file_name().unwrap_or_default()))
+    }
+
+    /// Several outputs may share `path`: a device such as /dev/null, or a pipe, takes them all
+    /// one after the other.
+    fn shared(path: &Path) -> bool {
+        std::fs::metadata(node(path)).is_ok_and(|m| !m.is_file() && !m.is_dir())
+    }
+}
+
+/// Refuse, before anything runs, an output that would be written onto one of the command's
+/// inputs or targets (`inputs`: what each is, and its path; compared by device and inode,
+/// through links), and two outputs that name the same file (one would replace the other).
+/// `outputs` pairs each output's option name with its path; `None`s are skipped.
+pub fn check_outputs(
+    outputs: &[(&str, Option<&Path>)],
+    inputs: &[(&str, &Path)],
+) -> Result<(), Error> {
+    let inputs: Vec<(&str, &Path, FileId)> = inputs
+        .iter()
+        .filter(|(_, path)| path.as_os_str() != "-")
+        .map(|&(what, path)| (what, path, FileId::of(path)))
+        .collect();
+    let mut seen: Vec<(FileId, &str)> = Vec::new();
+    for &(flag, path) in outputs {
+        let Some(path) = path else { continue };
+        let id = FileId::of(path);
+        if let Some((what, input, _)) = inputs.iter().find(|(_, _, other)| *other == id) {
+            return Err(output_error(
+                path,
+                format!(
+                    "is {what} {} of this command: {flag} would write over it; choose another file",
+                    input.display()
+                ),
+            ));
+        }
+        if FileId::shared(path) {
+            continue;
+        }
+        if let Some((_, other)) = seen.iter().find(|(other, _)| *other == id) {
+            return Err(output_error(
+                path,
+                format!("is named by both {other} and {flag}: one would replace the other"),
+            ));
+        }
+        seen.push((id, flag));
+    }
+    Ok(())
+}
+
 /// Check every output path of a command (see [`check_writable`]); `None`s are skipped.
 pub fn check_all_writable<'a>(
     paths: impl IntoIterator<Item = Option<&'a Path>>,

@@ -97,6 +97,13 @@ impl Lines {
 pub fn replay(args: ReplayArgs) -> Result<(), Error> {
     use flashlane_real::{Callbacks, ReplayProgress, ReplaySpec};
     let outputs = [args.json.as_deref(), args.dispatch_log.as_deref()];
+    let mut inputs = args.workload.input_files();
+    inputs.extend(args.device.input_files());
+    inputs.push(("the target", args.target.target.as_path()));
+    output::check_outputs(
+        &[("--json", outputs[0]), ("--dispatch-log", outputs[1])],
+        &inputs,
+    )?;
     output::check_all_writable(outputs)?;
     let spec = ReplaySpec {
         run: args.workload.spec(args.device.config(&[])?)?,
@@ -313,6 +320,10 @@ pub struct ProbeArgs {
 pub fn probe(args: ProbeArgs) -> Result<(), Error> {
     use flashlane_real::ProbeSpec;
     let outputs = [Some(args.json.as_path()), args.svg.as_deref()];
+    output::check_outputs(
+        &[("--json", outputs[0]), ("--svg", outputs[1])],
+        &[("the target", args.target.target.as_path())],
+    )?;
     output::check_all_writable(outputs)?;
     let mut spec = ProbeSpec::new(args.target.options());
     spec.size_bytes = args.target.size_bytes;

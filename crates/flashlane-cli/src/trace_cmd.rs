@@ -171,6 +171,10 @@ fn open_input<'a>(
 }
 
 fn stats(args: StatsArgs) -> Result<(), Error> {
+    output::check_outputs(
+        &[("--json", args.json.as_deref())],
+        &[("the trace", args.input.file.as_path())],
+    )?;
     output::check_all_writable([args.json.as_deref()])?;
     let mut meter = match &args.preset {
         Some(name) => Some(conditions_meter(name, &args)?),
@@ -305,6 +309,10 @@ fn convert_cmd(args: ConvertArgs) -> Result<(), Error> {
                 format_names(WRITABLE_FORMATS)
             ))
         })?;
+    output::check_outputs(
+        &[("the output", Some(args.out.as_path()))],
+        &[("the trace", args.input.file.as_path())],
+    )?;
     output::check_writable(&args.out)?;
     let mut reader = open_input(&args.input, None)?;
     let options = ConvertOptions {

@@ -5,5 +5,6 @@
 
 mod cli;
 mod io;
+mod outputs;
 mod precondition_cache;
 mod real;

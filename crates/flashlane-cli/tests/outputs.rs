@@ -1,0 +1,231 @@
+//! Outputs never land on the command's own inputs, targets or other outputs (issue 34, item 1):
+//! each is refused before anything runs, with the input left as it was.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn flashlane() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_flashlane"))
+}
+
+/// A fresh directory, removed with its files when dropped.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        let dir =
+            std::env::temp_dir().join(format!("flashlane-outputs-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+
+    /// A copy of a bundled trace, to be written over if a check fails.
+    fn trace(&self) -> PathBuf {
+        let path = self.path("t.mqsim");
+        let shipped = format!(
+            "{}/../../traces/tpcc-small.mqsim",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        std::fs::copy(shipped, &path).unwrap();
+        path
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn refused(out: &Output, says: &str) {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains(says), "wanted {says:?} in: {err}");
+}
+
+fn unchanged(path: &Path, bytes: &[u8]) {
+    assert_eq!(
+        std::fs::read(path).unwrap(),
+        bytes,
+        "{} was changed",
+        path.display()
+    );
+}
+
+fn run(trace: &Path, extra: &[&str]) -> Output {
+    flashlane()
+        .args([
+            "run",
+            "--preset",
+            "mqsim-ssd",
+            "--format",
+            "mqsim",
+            "--max-requests",
+            "20",
+        ])
+        .arg("--trace")
+        .arg(trace)
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn an_output_onto_an_input_trace_is_refused_by_inode() {
+    let dir = Scratch::new("input");
+    let trace = dir.trace();
+    let bytes = std::fs::read(&trace).unwrap();
+    let link = dir.path("link.mqsim");
+    std::os::unix::fs::symlink(&trace, &link).unwrap();
+    for output in [&trace, &link] {
+        for flag in ["--json", "--dispatch-log"] {
+            let out = run(&trace, &[flag, output.to_str().unwrap()]);
+            refused(&out, "is the trace");
+            unchanged(&trace, &bytes);
+        }
+    }
+    let out = flashlane()
+        .args(["trace", "stats"])
+        .arg(&trace)
+        .arg("--json")
+        .arg(&link)
+        .output()
+        .unwrap();
+    refused(&out, "is the trace");
+    let out = flashlane()
+        .args(["trace", "convert", "--to", "mqsim"])
+        .arg(&trace)
+        .arg(&link)
+        .output()
+        .unwrap();
+    refused(&out, "is the trace");
+    unchanged(&trace, &bytes);
+}
+
+#[test]
+fn two_outputs_naming_one_file_are_refused() {
+    let dir = Scratch::new("twice");
+    let trace = dir.trace();
+    let same = dir.path("o");
+    let out = run(
+        &trace,
+        &[
+            "--json",
+            same.to_str().unwrap(),
+            "--dispatch-log",
+            same.to_str().unwrap(),
+        ],
+    );
+    refused(&out, "named by both --json and --dispatch-log");
+    assert!(!same.exists(), "nothing is written");
+    // Through another name of the same (new) file.
+    let other = dir.0.join(".").join("o");
+    let out = run(
+        &trace,
+        &[
+            "--json",
+            same.to_str().unwrap(),
+            "--dispatch-log",
+            other.to_str().unwrap(),
+        ],
+    );
+    refused(&out, "named by both");
+    let out = flashlane()
+        .args([
+            "compare",
+            "--preset",
+            "mqsim-ssd",
+            "--format",
+            "mqsim",
+            "--max-requests",
+            "20",
+        ])
+        .arg("--trace")
+        .arg(&trace)
+        .args(["--host-schedulers", "noop,deadline"])
+        .arg("--csv")
+        .arg(&same)
+        .arg("--json")
+        .arg(&same)
+        .output()
+        .unwrap();
+    refused(&out, "named by both --csv and --json");
+    // A device takes them all: /dev/null twice runs.
+    let out = run(
+        &trace,
+        &["--json", "/dev/null", "--dispatch-log", "/dev/null"],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn no_output_lands_on_a_replay_or_probe_target() {
+    let dir = Scratch::new("target");
+    let trace = dir.trace();
+    let target = dir.path("t.img");
+    std::fs::write(&target, vec![7u8; 1 << 20]).unwrap();
+    let link = dir.path("t.link");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    for output in [&target, &link] {
+        for flag in ["--json", "--dispatch-log"] {
+            let out = flashlane()
+                .args([
+                    "replay",
+                    "--reads-only",
+                    "--preset",
+                    "mqsim-ssd",
+                    "--format",
+                    "mqsim",
+                ])
+                .args(["--max-requests", "5", "--target"])
+                .arg(&target)
+                .arg("--trace")
+                .arg(&trace)
+                .arg(flag)
+                .arg(output)
+                .output()
+                .unwrap();
+            refused(&out, "is the target");
+            unchanged(&target, &vec![7u8; 1 << 20]);
+        }
+        for flag in ["--json", "--svg"] {
+            let mut probe = flashlane();
+            probe
+                .args(["probe", "--reads-only", "--target"])
+                .arg(&target);
+            if flag == "--svg" {
+                probe.arg("--json").arg(dir.path("p.json"));
+            }
+            let out = probe.arg(flag).arg(output).output().unwrap();
+            refused(&out, "is the target");
+            unchanged(&target, &vec![7u8; 1 << 20]);
+        }
+    }
+}
+
+#[test]
+fn gen_refuses_to_write_over_its_spec() {
+    let dir = Scratch::new("gen");
+    let spec = dir.path("w.toml");
+    let text = "requests = 10\nread_fraction = 0.5\nseed = 1\n[arrival]\nkind = \"poisson\"\nmean_interarrival_ns = 1000\n[size]\nkind = \"fixed\"\nbytes = 4096\n[address]\nkind = \"uniform\"\nspan_bytes = 1048576\nalign_bytes = 4096\n";
+    std::fs::write(&spec, text).unwrap();
+    let out = flashlane()
+        .arg("gen")
+        .arg("--spec")
+        .arg(&spec)
+        .arg("--out")
+        .arg(&spec)
+        .output()
+        .unwrap();
+    refused(&out, "is the workload spec");
+    unchanged(&spec, text.as_bytes());
+}
