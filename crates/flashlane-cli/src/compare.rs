@@ -290,7 +290,7 @@ fn execute(
     crate::output::print_report(
         &table_text(&jobs, &summaries),
         [output.csv.as_deref(), output.json.as_deref()],
-    );
+    )?;
     // The table and the summaries are one result: both files are written, or neither.
     let csv_text = table_csv(&jobs, &summaries);
     let json_text = match &output.json {

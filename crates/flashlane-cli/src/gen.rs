@@ -38,10 +38,11 @@ pub struct GenArgs {
 
 pub fn run(args: GenArgs) -> Result<(), Error> {
     if args.list {
+        let mut text = String::new();
         for p in workload::profiles() {
-            println!("{:<24} {}", p.name, p.spec.label);
+            text.push_str(&format!("{:<24} {}\n", p.name, p.spec.label));
         }
-        return Ok(());
+        return crate::output::print_out(&text);
     }
     let format = OutputFormat::from_name(&args.to).ok_or_else(|| {
         Error::Config(format!(
@@ -117,12 +118,11 @@ pub fn run(args: GenArgs) -> Result<(), Error> {
         outputs.push((path, Box::new(bytes_fill(path, spec_text.as_bytes()))));
     }
     write_all_or_none(outputs)?;
-    let say = |line: String| {
-        if through {
-            eprintln!("{line}");
-        } else {
-            println!("{line}");
-        }
+    // Printed at the end in one write: a failing standard output is the command's error.
+    let mut text = String::new();
+    let mut say = |line: String| {
+        text.push_str(&line);
+        text.push('\n');
     };
     say(spec.label.clone());
     say(format!(
@@ -134,7 +134,12 @@ pub fn run(args: GenArgs) -> Result<(), Error> {
             None => " (not a regular file: no spec file beside it)".into(),
         }
     ));
-    Ok(())
+    if through {
+        crate::output::print_err(&text);
+        Ok(())
+    } else {
+        crate::output::print_out(&text)
+    }
 }
 
 /// `trace.mqsim` -> `trace.mqsim.spec.toml`.

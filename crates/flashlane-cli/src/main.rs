@@ -84,15 +84,17 @@ fn main() -> ExitCode {
         return match reproduce::run(args) {
             Ok(code) => ExitCode::from(code),
             Err(e) => {
-                eprintln!("error: {e}");
+                output::print_err(&format!("error: {e}\n"));
                 ExitCode::from(2)
             }
         };
     }
     match execute(cli) {
-        Ok(()) => ExitCode::SUCCESS,
+        // A message that could not reach standard error still fails the command.
+        Ok(()) if !output::stderr_failed() => ExitCode::SUCCESS,
+        Ok(()) => ExitCode::from(2),
         Err(e) => {
-            eprintln!("error: {e}");
+            output::print_err(&format!("error: {e}\n"));
             ExitCode::from(2)
         }
     }
@@ -111,17 +113,17 @@ fn restore_default_sigpipe() {
 fn execute(cli: Cli) -> Result<(), Error> {
     match cli.command {
         Command::Presets => {
+            let mut text = String::new();
             for (name, _) in PRESETS {
                 let config = Config::from_preset(name, &[])?;
-                println!("{name:<16} {}", config.description);
+                text.push_str(&format!("{name:<16} {}\n", config.description));
             }
-            Ok(())
+            output::print_out(&text)
         }
         Command::ShowPreset { name } => {
             let text =
                 preset_text(&name).ok_or_else(|| flashlane_core::config::unknown_preset(&name))?;
-            print!("{text}");
-            Ok(())
+            output::print_out(text)
         }
         Command::Run(args) => run(args),
         Command::Replay(args) => real::replay(args),
@@ -157,7 +159,7 @@ fn run(args: RunArgs) -> Result<(), Error> {
     display.finish();
     let (summary, log) = result?;
     let whole_run_s = started.elapsed().as_secs_f64();
-    output::print_report(&output::render_text(&summary, whole_run_s), outputs);
+    output::print_report(&output::render_text(&summary, whole_run_s), outputs)?;
     output::write_summary_outputs(
         args.json.as_deref(),
         &summary,

@@ -162,12 +162,50 @@ pub fn is_stdout(path: &Path) -> bool {
 
 /// Print a command's text report: on stdout, or on stderr when one of its `outputs` is
 /// stdout itself (see [`is_stdout`]).
-pub fn print_report<'a>(text: &str, outputs: impl IntoIterator<Item = Option<&'a Path>>) {
+pub fn print_report<'a>(
+    text: &str,
+    outputs: impl IntoIterator<Item = Option<&'a Path>>,
+) -> Result<(), Error> {
     if outputs.into_iter().flatten().any(is_stdout) {
-        eprint!("{text}");
+        print_err(text);
+        Ok(())
     } else {
-        print!("{text}");
+        print_out(text)
     }
+}
+
+/// Standard error could not be written at some point (a full disk, a closed descriptor):
+/// the command then ends with status 2 (see `main`).
+static STDERR_FAILED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Write `text` to standard output. A write error (a full disk behind a redirection) is the
+/// command's error, never a panic; a closed pipe ends the process by SIGPIPE, as other tools.
+pub fn print_out(text: &str) -> Result<(), Error> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(|e| Error::Output {
+            path: "standard output".into(),
+            message: e.to_string(),
+        })
+}
+
+/// Write `text` to standard error; a write error is remembered for the exit status, never a
+/// panic.
+pub fn print_err(text: &str) {
+    let mut err = std::io::stderr().lock();
+    if err
+        .write_all(text.as_bytes())
+        .and_then(|()| err.flush())
+        .is_err()
+    {
+        STDERR_FAILED.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Whether a write to standard error failed during the command.
+pub fn stderr_failed() -> bool {
+    STDERR_FAILED.load(Ordering::Relaxed)
 }
 
 /// A registered temporary: removed when dropped, unless renamed into place.

@@ -33,7 +33,7 @@ impl ProgressDisplay {
 
     pub fn update(&mut self, progress: Progress) {
         if let Some(line) = self.due_line(progress) {
-            eprintln!("flashlane: {line}");
+            crate::output::print_err(&format!("flashlane: {line}\n"));
         }
     }
 
@@ -173,12 +173,12 @@ impl RunsProgress {
         state.0 += 1;
         if state.1.elapsed() >= PLAIN_LINE_INTERVAL {
             state.1 = Instant::now();
-            eprintln!(
-                "flashlane: {}/{} runs finished after {:.0} s",
+            crate::output::print_err(&format!(
+                "flashlane: {}/{} runs finished after {:.0} s\n",
                 state.0,
                 self.total,
                 self.started.elapsed().as_secs_f64()
-            );
+            ));
         }
     }
 
@@ -186,11 +186,11 @@ impl RunsProgress {
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
         } else if self.started.elapsed() >= PLAIN_LINE_INTERVAL {
-            eprintln!(
-                "flashlane: {} runs finished in {:.0} s",
+            crate::output::print_err(&format!(
+                "flashlane: {} runs finished in {:.0} s\n",
                 self.total,
                 self.started.elapsed().as_secs_f64()
-            );
+            ));
         }
     }
 }

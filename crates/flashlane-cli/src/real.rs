@@ -88,7 +88,7 @@ impl Lines {
     fn say(&mut self, line: impl FnOnce() -> String) {
         if self.last.elapsed() >= Self::INTERVAL {
             self.last = Instant::now();
-            eprintln!("flashlane: {}", line());
+            output::print_err(&format!("flashlane: {}\n", line()));
         }
     }
 }
@@ -143,7 +143,7 @@ pub fn replay(args: ReplayArgs) -> Result<(), Error> {
         output::forget_on_signal(path);
     }
     let (summary, log) = result?;
-    output::print_report(&render_replay(&summary), outputs);
+    output::print_report(&render_replay(&summary), outputs)?;
     output::write_summary_outputs(
         args.json.as_deref(),
         &summary,
@@ -348,7 +348,7 @@ pub fn probe(args: ProbeArgs) -> Result<(), Error> {
         output::forget_on_signal(path);
     }
     let report = result?;
-    output::print_report(&render_probe(&report), outputs);
+    output::print_report(&render_probe(&report), outputs)?;
     let json = output::json_text(&args.json, &report)?;
     let svg = flashlane_real::figure::svg(&report);
     let mut files: Vec<(&std::path::Path, output::Fill<'_>)> = vec![(

@@ -79,8 +79,7 @@ fn wants_help(args: &[OsString]) -> bool {
 
 /// [`HELP`], and why it is ours rather than Python's.
 fn print_help(why: &str) {
-    print!("{HELP}");
-    println!("\n(This is flashlane's own help: {why}.)");
+    let _ = crate::output::print_out(&format!("{HELP}\n(This is flashlane's own help: {why}.)\n"));
 }
 
 /// The Python interpreter: $FLASHLANE_PYTHON, else `python3` on PATH.

@@ -186,7 +186,7 @@ fn stats(args: StatsArgs) -> Result<(), Error> {
     if let Some(c) = &conditions {
         text.push_str(&render_conditions(c));
     }
-    output::print_report(&text, [args.json.as_deref()]);
+    output::print_report(&text, [args.json.as_deref()])?;
     if let Some(path) = &args.json {
         output::write_json(
             path,
@@ -327,12 +327,11 @@ fn convert_cmd(args: ConvertArgs) -> Result<(), Error> {
     let report = report.ok_or_else(|| Error::Workload("conversion did not run".into()))?;
     // Into a pipe or device such as /dev/stdout, the report goes to stderr, off the data.
     let through = output::writes_through(&args.out);
-    let say = |line: String| {
-        if through {
-            eprintln!("{line}");
-        } else {
-            println!("{line}");
-        }
+    // Printed at the end in one write: a failing standard output is the command's error.
+    let mut text = String::new();
+    let mut say = |line: String| {
+        text.push_str(&line);
+        text.push('\n');
     };
     say(format!(
         "{} ({}) -> {} ({}): {} records",
@@ -367,7 +366,12 @@ fn convert_cmd(args: ConvertArgs) -> Result<(), Error> {
     for note in &report.notes {
         say(format!("  note: {note}"));
     }
-    Ok(())
+    if through {
+        output::print_err(&text);
+        Ok(())
+    } else {
+        output::print_out(&text)
+    }
 }
 
 fn seconds(ns: u64) -> String {

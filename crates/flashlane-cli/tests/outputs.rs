@@ -229,3 +229,73 @@ fn gen_refuses_to_write_over_its_spec() {
     refused(&out, "is the workload spec");
     unchanged(&spec, text.as_bytes());
 }
+
+/// A full standard output or error is an error exit (2) with one line, never a panic
+/// (issue 34, item 4); files asked for are written in full or not at all.
+#[test]
+fn a_full_standard_stream_is_an_error_exit_not_a_panic() {
+    let dir = Scratch::new("full");
+    let trace = dir.trace();
+    let json = dir.path("o.json");
+    let full = || std::fs::File::create("/dev/full").unwrap();
+    let t = trace.to_str().unwrap();
+    let commands: Vec<Vec<&str>> = vec![
+        vec![
+            "run",
+            "--preset",
+            "mqsim-ssd",
+            "--trace",
+            t,
+            "--max-requests",
+            "10",
+            "--json",
+            json.to_str().unwrap(),
+        ],
+        vec![
+            "compare",
+            "--preset",
+            "mqsim-ssd",
+            "--trace",
+            t,
+            "--max-requests",
+            "10",
+            "--host-schedulers",
+            "noop,deadline",
+        ],
+        vec!["presets"],
+        vec!["show-preset", "mqsim-ssd"],
+        vec!["trace", "stats", t],
+        vec!["gen", "--list"],
+    ];
+    for args in &commands {
+        let out = flashlane().args(args).stdout(full()).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("error: standard output:") && !err.contains("panicked"),
+            "{args:?}: {err}"
+        );
+        if json.exists() {
+            let text = std::fs::read_to_string(&json).unwrap();
+            assert!(text.ends_with("}\n"), "a whole JSON file or none");
+        }
+    }
+    // An error message that cannot be printed still fails the command, quietly.
+    let out = flashlane()
+        .args([
+            "run",
+            "--preset",
+            "mqsim-ssd",
+            "--trace",
+            t,
+            "--set",
+            "nosuch.key=1",
+        ])
+        .stderr(full())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    // Nothing to say on standard error: a full one changes nothing.
+    let out = flashlane().arg("presets").stderr(full()).output().unwrap();
+    assert!(out.status.success());
+}
