@@ -7,6 +7,7 @@ mod bounds;
 mod cmt;
 mod common;
 mod config_keys;
+mod config_overrides;
 mod energy;
 mod host_contract;
 mod host_papers;

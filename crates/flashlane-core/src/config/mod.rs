@@ -127,9 +127,7 @@ impl Config {
         }
         let mut table: toml::Table =
             toml::from_str(text).map_err(|e| Error::Config(format!("{origin}: {e}")))?;
-        for (key, value) in overrides {
-            apply_override(&mut table, key, value)?;
-        }
+        apply_overrides(&mut table, overrides)?;
         // Parsed from text, so that an error's span tells which key it is about.
         let merged = toml::to_string(&table).map_err(|e| {
             Error::Config(format!(
@@ -611,14 +609,73 @@ pub fn parse_override(text: &str) -> Result<(String, String), Error> {
     }
 }
 
+/// Apply `overrides` in order over `table` (see [`apply_override`]). A `kind` that changes a
+/// policy table rebuilds it as a partial file would (`merge_over`): from the original table
+/// when it names that kind again, else empty (the new kind takes its defaults), then every
+/// key of the table set by these overrides, whatever its place in the order. So
+/// `--set T.k=v --set T.kind=K` and `--set T.kind=K --set T.k=v` are one config, and a key
+/// the new kind does not have is refused by name, as it is alone.
+fn apply_overrides(table: &mut toml::Table, overrides: &[(String, String)]) -> Result<(), Error> {
+    let original = table.clone();
+    for (i, (key, value)) in overrides.iter().enumerate() {
+        apply_override(table, key, value)?;
+        let Some(section) = key.strip_suffix(".kind") else {
+            continue;
+        };
+        let parsed = override_value(value);
+        let before = section_of(&original, section).and_then(|t| t.get("kind"));
+        let changed = before != Some(&parsed);
+        // A kind set again to the table's kind changes nothing either.
+        let now = section_of(table, section)
+            .and_then(|t| t.get("kind"))
+            .cloned();
+        let rebuilt = match section_of(&original, section) {
+            Some(t) if !changed => t.clone(),
+            _ => toml::Table::new(),
+        };
+        if let Some(t) = section_of_mut(table, section) {
+            *t = rebuilt;
+        }
+        for (k, v) in &overrides[..=i] {
+            if k.len() > section.len() + 1
+                && k.starts_with(section)
+                && k.as_bytes()[section.len()] == b'.'
+                && k != key
+            {
+                apply_override(table, k, v)?;
+            }
+        }
+        if let (Some(t), Some(kind)) = (section_of_mut(table, section), now) {
+            t.insert("kind".into(), kind);
+        }
+    }
+    Ok(())
+}
+
+/// The table at dotted `path` in `table`, if it is one.
+fn section_of<'a>(table: &'a toml::Table, path: &str) -> Option<&'a toml::Table> {
+    path.split('.')
+        .try_fold(table, |t, part| t.get(part)?.as_table())
+}
+
+fn section_of_mut<'a>(table: &'a mut toml::Table, path: &str) -> Option<&'a mut toml::Table> {
+    path.split('.')
+        .try_fold(table, |t, part| t.get_mut(part)?.as_table_mut())
+}
+
+/// An override's value as TOML reads it, else as a string.
+fn override_value(value: &str) -> toml::Value {
+    toml::from_str::<toml::Table>(&format!("v = {value}"))
+        .ok()
+        .and_then(|mut t| t.remove("v"))
+        .unwrap_or_else(|| toml::Value::String(value.to_string()))
+}
+
 /// Set dotted `key` in `table` to `value` (read as a TOML value, else as a string), creating
 /// missing sections. A misspelt key is caught when the result is checked against the typed
 /// config (unknown keys are refused there, by name).
 fn apply_override(table: &mut toml::Table, key: &str, value: &str) -> Result<(), Error> {
-    let parsed: toml::Value = toml::from_str::<toml::Table>(&format!("v = {value}"))
-        .ok()
-        .and_then(|mut t| t.remove("v"))
-        .unwrap_or_else(|| toml::Value::String(value.to_string()));
+    let parsed = override_value(value);
     let parts: Vec<&str> = key.split('.').collect();
     if parts.iter().any(|p| p.trim().is_empty()) {
         return Err(Error::Config(format!(
@@ -641,9 +698,17 @@ fn apply_override(table: &mut toml::Table, key: &str, value: &str) -> Result<(),
             }
         };
     }
-    if *leaf == "kind" && current.get("kind") != Some(&parsed) {
-        // A new policy kind: drop the old kind's parameters, the new one takes its defaults.
-        current.clear();
+    if let Some(toml::Value::Table(t)) = current.get(*leaf) {
+        if !parsed.is_table() {
+            let hint = if t.contains_key("kind") {
+                format!(": to choose its kind, --set {key}.kind={value}")
+            } else {
+                String::new()
+            };
+            return Err(Error::Config(format!(
+                "--set {key}={value}: `{key}` is a section of the config, not a value{hint}"
+            )));
+        }
     }
     current.insert(leaf.to_string(), parsed);
     Ok(())
