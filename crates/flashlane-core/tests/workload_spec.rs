@@ -236,3 +236,47 @@ fn missing_spec_file_names_the_file() {
         .to_string();
     assert!(err.contains("/nonexistent/w.toml"), "{err}");
 }
+
+/// Every arrival kind is bounded where the generator's integer times stay exact (issue 34,
+/// item 2): gaps that could carry the last request past the simulator's 2^60 ns clock are
+/// refused, naming the key; so is a span past the 2^60-byte offsets readers accept. Just
+/// inside the bound, times come out in order.
+#[test]
+fn arrival_and_span_bounds_name_their_key() {
+    let poisson = "kind = \"poisson\"\nmean_interarrival_ns = 20000";
+    for (to, key) in [
+        ("kind = \"poisson\"\nmean_interarrival_ns = 1e17", "arrival.mean_interarrival_ns"),
+        ("kind = \"fixed\"\ninterarrival_ns = 1154075580187035", "arrival.interarrival_ns"),
+        (
+            "kind = \"on_off\"\non_interarrival_ns = 1e30\non_duration_ns = 1000\noff_duration_ns = 1000",
+            "arrival.on_interarrival_ns",
+        ),
+    ] {
+        let err = error_after(poisson, to);
+        assert!(err.contains(key) && err.contains("2^60 ns"), "{to}: {err}");
+    }
+    let err = error_after(
+        "span_bytes = 1073741824, align_bytes",
+        "span_bytes = 18446744073709551615, align_bytes",
+    );
+    assert!(
+        err.contains("address.components[0]") || err.contains("span_bytes"),
+        "{err}"
+    );
+    assert!(err.contains("2^60 bytes"), "{err}");
+    // 1000 requests 1,154,075,580,187,034 ns apart (fixed) end 10 ns before 2^60: accepted,
+    // and the times never go backwards.
+    let text = GOOD.replacen(
+        poisson,
+        "kind = \"fixed\"\ninterarrival_ns = 1154075580187034",
+        1,
+    );
+    let spec = SyntheticSpec::from_toml(&text, "edge.toml").unwrap();
+    let mut reader = SyntheticReader::new(&spec).unwrap();
+    let mut last = 0;
+    while let Some(record) = reader.next_record().unwrap() {
+        assert!(record.time_ns >= last);
+        last = record.time_ns;
+    }
+    assert!(last < 1 << 60);
+}

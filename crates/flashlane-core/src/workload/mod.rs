@@ -301,8 +301,23 @@ impl SyntheticSpec {
                         "arrival.mean_interarrival_ns must be a non-negative number, got {mean_interarrival_ns}"
                     ));
                 }
+                self.check_last_arrival(
+                    "arrival.mean_interarrival_ns",
+                    MAX_EXPONENTIAL_GAP_MEANS * mean_interarrival_ns,
+                )?;
             }
-            ArrivalSpec::Fixed { .. } => {}
+            ArrivalSpec::Fixed { interarrival_ns } => {
+                // Exact: the last record arrives at (requests - 1) x the gap.
+                let last = u128::from(self.requests - 1) * u128::from(*interarrival_ns);
+                if last > u128::from(MAX_GENERATED_NS) {
+                    return Err(format!(
+                        "arrival.interarrival_ns: {} requests {interarrival_ns} ns apart end at \
+                         {last} ns, past the 2^60 ns (36.5 years) the simulator's clock allows; \
+                         lower arrival.interarrival_ns or requests",
+                        self.requests
+                    ));
+                }
+            }
             ArrivalSpec::OnOff {
                 on_interarrival_ns,
                 on_duration_ns,
@@ -321,6 +336,11 @@ impl SyntheticSpec {
                         "arrival.on_duration_ns + off_duration_ns must be at most 2^50 ns".into(),
                     );
                 }
+                // A gap may also skip one OFF period.
+                self.check_last_arrival(
+                    "arrival.on_interarrival_ns",
+                    MAX_EXPONENTIAL_GAP_MEANS * on_interarrival_ns + *off_duration_ns as f64,
+                )?;
             }
             ArrivalSpec::ClosedLoop {
                 queue_depth_requests,
@@ -338,6 +358,33 @@ impl SyntheticSpec {
         }
     }
 }
+
+impl SyntheticSpec {
+    /// Refuse, naming `key`, gaps of up to `max_gap_ns` that could carry the last of
+    /// `requests` arrivals past the simulator's clock (2^60 ns), where the generator's
+    /// integer times would saturate and fall out of order.
+    fn check_last_arrival(&self, key: &str, max_gap_ns: f64) -> Result<(), String> {
+        let last = max_gap_ns * self.requests as f64;
+        if last > MAX_GENERATED_NS as f64 {
+            return Err(format!(
+                "{key}: {} requests could arrive as late as {last:.3e} ns, past the 2^60 ns \
+                 (36.5 years) the simulator's clock allows; lower {key} or requests",
+                self.requests
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The latest arrival a generated trace may hold (the simulator's clock, `run::MAX_ARRIVAL_NS`).
+pub const MAX_GENERATED_NS: u64 = 1 << 60;
+
+/// The largest exponential gap the generator draws, in means: -ln(2^-53) = 36.7 (its uniform
+/// draws have 53 bits).
+const MAX_EXPONENTIAL_GAP_MEANS: f64 = 37.0;
+
+/// The largest `span_bytes`: trace readers refuse offsets at or past 2^60 bytes.
+pub const MAX_SPAN_BYTES: u64 = 1 << 60;
 
 impl SizeSpec {
     /// The largest size this distribution can give (0 if it is invalid).
@@ -484,6 +531,11 @@ impl AddressSpec {
     /// request it must hold. Messages name the key.
     fn validate(&self, key: &str, max_size: u64) -> Result<(), String> {
         let span_and_align = |span: u64, align: u64| -> Result<(), String> {
+            if span > MAX_SPAN_BYTES {
+                return Err(format!(
+                    "{key}.span_bytes ({span}) must be at most 2^60 bytes (the largest offset a trace holds)"
+                ));
+            }
             if align == 0 {
                 return Err(format!("{key}.align_bytes must be at least 1"));
             }
@@ -547,6 +599,11 @@ impl AddressSpec {
             } => {
                 if *streams == 0 {
                     return Err(format!("{key}.streams must be at least 1"));
+                }
+                if *span_bytes > MAX_SPAN_BYTES {
+                    return Err(format!(
+                        "{key}.span_bytes ({span_bytes}) must be at most 2^60 bytes (the largest offset a trace holds)"
+                    ));
                 }
                 let region = sequential_region_bytes(*span_bytes, *streams);
                 if region == 0 || region < max_size {
