@@ -49,6 +49,8 @@ enum Command {
     Trace(trace_cmd::TraceArgs),
     /// Replay a trace onto a real file or block device through the simulator's host
     /// schedulers (io_uring, O_DIRECT) and print the same summary (docs/real-drive.md).
+    /// Inputs only a simulation uses are refused: --precondition-cache, --check-integrity,
+    /// --set precondition.* and SSDsim's hand-over keys (host.handover_*).
     Replay(real::ReplayArgs),
     /// Measure a drive's curves (PASS's Figs. 1-3: throughput against outstanding requests per
     /// region, sequential vs random, read/write interference) as JSON for

@@ -96,6 +96,26 @@ impl Lines {
 #[cfg(target_os = "linux")]
 pub fn replay(args: ReplayArgs) -> Result<(), Error> {
     use flashlane_real::{Callbacks, ReplayProgress, ReplaySpec};
+    // Simulator-only inputs are refused, not ignored.
+    if let Some(dir) = &args.workload.precondition_cache {
+        return Err(Error::Config(format!(
+            "--precondition-cache {}: it holds simulated drives; a real replay has no \
+             simulated drive to precondition or load",
+            dir.display()
+        )));
+    }
+    if let Some((key, _)) = args
+        .device
+        .overrides()?
+        .into_iter()
+        .find(|(key, _)| key.starts_with("precondition."))
+    {
+        return Err(Error::Config(format!(
+            "--set {key}: preconditioning fills the simulated drive; a real replay fills a \
+             target it creates with the data the trace reads, and uses an existing drive as it \
+             is (docs/real-drive.md)"
+        )));
+    }
     let outputs = [args.json.as_deref(), args.dispatch_log.as_deref()];
     let mut inputs = args.workload.input_files();
     inputs.extend(args.device.input_files());

@@ -299,3 +299,44 @@ fn a_full_standard_stream_is_an_error_exit_not_a_panic() {
     let out = flashlane().arg("presets").stderr(full()).output().unwrap();
     assert!(out.status.success());
 }
+
+/// `replay` refuses what only a simulation uses, instead of ignoring it (issue 34, item 6).
+#[test]
+fn replay_refuses_simulator_only_inputs() {
+    let dir = Scratch::new("replay-sim");
+    let trace = dir.trace();
+    let target = dir.path("t.img");
+    std::fs::write(&target, vec![0u8; 1 << 20]).unwrap();
+    let replay = |extra: &[&str]| {
+        flashlane()
+            .args([
+                "replay",
+                "--reads-only",
+                "--preset",
+                "mqsim-ssd",
+                "--format",
+                "mqsim",
+            ])
+            .args(["--max-requests", "5", "--target"])
+            .arg(&target)
+            .arg("--trace")
+            .arg(&trace)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let cache = dir.path("cache");
+    let out = replay(&["--precondition-cache", cache.to_str().unwrap()]);
+    refused(&out, "--precondition-cache");
+    assert!(!cache.exists(), "nothing created");
+    for key in ["precondition.fill_fraction=0.5", "precondition.age=true"] {
+        let out = replay(&["--set", key]);
+        refused(&out, "preconditioning fills the simulated drive");
+    }
+    let help = flashlane().args(["replay", "--help"]).output().unwrap();
+    let text = String::from_utf8_lossy(&help.stdout);
+    assert!(
+        text.contains("--precondition-cache, --check-integrity"),
+        "{text}"
+    );
+}

@@ -192,6 +192,11 @@ fn check_config(spec: &ReplaySpec) -> Result<(), Error> {
     if host.handover_needs_idle_channels {
         return simulated("host.handover_needs_idle_channels", "true");
     }
+    if spec.run.precondition_cache.is_some() {
+        return Err(Error::Config(
+            "a precondition cache holds simulated drives; a real replay has none to load".into(),
+        ));
+    }
     if spec.run.check_integrity {
         return Err(Error::Config(
             "--check-integrity checks the simulator's mapping; a real replay checks the data \
