@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
-use flashlane_core::config::{parse_override, Config};
+use flashlane_core::config::{parse_override, AllocationConfig, Config};
 use flashlane_core::trace::writer::{convert_into, ConvertOptions, WRITABLE_FORMATS};
 use flashlane_core::trace::{self, TraceError, TraceFormat, TraceReader, TraceRecord, TraceStats};
 use flashlane_core::workload::{ConditionsMeter, WorkloadConditions};
@@ -234,8 +234,16 @@ fn conditions_meter(name: &str, args: &StatsArgs) -> Result<ConditionsMeter, Err
     } else {
         None
     };
+    let placement_note = matches!(config.ftl.allocation, AllocationConfig::Dynamic {}).then(|| {
+        "ftl.allocation.kind = dynamic: the drive places each write on its least loaded chip; \
+         the channel and chip figures use the static map the host assumes \
+         (ftl.host_visible_order), not where the drive puts the data"
+            .to_string()
+    });
     Ok(ConditionsMeter::new(
         name,
+        args.set.clone(),
+        placement_note,
         g,
         config.static_map(),
         &config.timing,
@@ -255,9 +263,17 @@ fn render_conditions(c: &WorkloadConditions) -> String {
     let max = |v: &[f64]| v.iter().copied().fold(0.0, f64::max) * 100.0;
     let _ = writeln!(
         out,
-        "conditions under {} (addresses: {}):",
-        c.preset, c.addresses
+        "conditions under {}{} (addresses: {}):",
+        c.preset,
+        c.overrides
+            .iter()
+            .map(|o| format!(" --set {o}"))
+            .collect::<String>(),
+        c.addresses
     );
+    if let Some(note) = &c.placement_note {
+        let _ = writeln!(out, "  note: {note}");
+    }
     let _ = writeln!(
         out,
         "  page share per channel (%): {}",
@@ -270,16 +286,19 @@ fn render_conditions(c: &WorkloadConditions) -> String {
         c.chip_page_share.len()
     );
     for w in &c.windows {
+        // The two figures cover different windows (the mean every window, the max only those
+        // with 8 pages per unit), so a max below the mean is possible: the labels say which.
         let _ = writeln!(
             out,
-            "  {:>6} ms windows: busiest channel {:.1} % (mean) / {} (max), busiest chip \
-             {:.1} % / {}, peak-to-mean arrivals {:.2}",
+            "  {:>6} ms windows: peak-to-mean arrivals {:.2}; busiest channel {:.1} % (mean over \
+             all windows), {} (max over windows with 8 pages per channel); busiest chip \
+             {:.1} % (mean over all), {} (max over windows with 8 pages per chip)",
             w.window_ns as f64 / 1e6,
+            w.peak_to_mean_arrivals,
             w.hottest_channel_share_mean * 100.0,
             window_max(w.hottest_channel_share_max),
             w.hottest_chip_share_mean * 100.0,
             window_max(w.hottest_chip_share_max),
-            w.peak_to_mean_arrivals
         );
     }
     let _ = writeln!(
@@ -291,12 +310,9 @@ fn render_conditions(c: &WorkloadConditions) -> String {
     out
 }
 
-/// A window figure's largest share, or why there is none (no window had 8 pages per unit).
+/// A window figure's largest share, or `n/a` when no window had 8 pages per unit.
 fn window_max(share: Option<f64>) -> String {
-    share.map_or_else(
-        || "n/a (no window with 8 pages per unit)".to_string(),
-        |s| format!("{:.1} %", s * 100.0),
-    )
+    share.map_or_else(|| "n/a".to_string(), |s| format!("{:.1} %", s * 100.0))
 }
 
 fn convert_cmd(args: ConvertArgs) -> Result<(), Error> {

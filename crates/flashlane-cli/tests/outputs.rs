@@ -340,3 +340,69 @@ fn replay_refuses_simulator_only_inputs() {
         "{text}"
     );
 }
+
+/// `trace stats --preset` records its overrides and says when the channel and chip figures are
+/// the host's static map rather than where the drive puts data (issue 34, item 8); its window
+/// figures say which windows each covers, so a max below a mean reads right (item 9).
+#[test]
+fn trace_stats_conditions_name_their_config_and_windows() {
+    let dir = Scratch::new("stats");
+    let trace = dir.trace();
+    let json = dir.path("s.json");
+    let out = flashlane()
+        .args(["trace", "stats"])
+        .arg(&trace)
+        .args([
+            "--preset",
+            "mqsim-ssd",
+            "--set",
+            "ftl.allocation.kind=dynamic",
+            "--json",
+        ])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("conditions under mqsim-ssd --set ftl.allocation.kind=dynamic"),
+        "{text}"
+    );
+    assert!(
+        text.contains("note: ftl.allocation.kind = dynamic"),
+        "{text}"
+    );
+    assert!(
+        text.contains("(mean over all windows)")
+            && text.contains("(max over windows with 8 pages per channel)"),
+        "{text}"
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let c = &v["conditions"];
+    assert_eq!(
+        c["overrides"],
+        serde_json::json!(["ftl.allocation.kind=dynamic"])
+    );
+    assert!(
+        c["placement_note"].as_str().unwrap().contains("static map"),
+        "{c}"
+    );
+    // Static allocation: no note, no overrides.
+    let out = flashlane()
+        .args(["trace", "stats"])
+        .arg(&trace)
+        .args(["--preset", "mqsim-ssd", "--json"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert!(v["conditions"].get("placement_note").is_none());
+    assert_eq!(v["conditions"]["overrides"], serde_json::json!([]));
+}

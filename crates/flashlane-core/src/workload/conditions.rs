@@ -24,6 +24,12 @@ const MIN_PAGES_PER_UNIT: u64 = 8;
 pub struct WorkloadConditions {
     /// The preset whose allocation and bandwidth the figures use.
     pub preset: String,
+    /// The `--set` overrides applied to it (`key=value`, in order).
+    pub overrides: Vec<String>,
+    /// Why the channel and chip figures may not be where the drive puts the data (dynamic
+    /// allocation); absent when the static map is the drive's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub placement_note: Option<String>,
     /// How addresses were taken: `fold` (logical page modulo the logical capacity, as
     /// `--fold-addresses`; unchanged when the trace fits) or `remap` (`--remap-addresses`).
     pub addresses: String,
@@ -161,6 +167,8 @@ impl WindowMeter {
 /// Fed every record of a trace in order; `finish` gives the conditions.
 pub struct ConditionsMeter {
     preset: String,
+    overrides: Vec<String>,
+    placement_note: Option<String>,
     map: StaticMap,
     chips_per_channel: u32,
     page_bytes: u64,
@@ -188,8 +196,11 @@ pub struct ConditionsMeter {
 impl ConditionsMeter {
     /// `logical_pages`: the preset's logical capacity in pages; `remap`: the sorted distinct
     /// pages of the trace, for `--remap-addresses`.
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         preset: &str,
+        overrides: Vec<String>,
+        placement_note: Option<String>,
         geometry: &Geometry,
         map: StaticMap,
         timing: &Timing,
@@ -200,6 +211,8 @@ impl ConditionsMeter {
         let chips = geometry.chips() as usize;
         ConditionsMeter {
             preset: preset.to_string(),
+            overrides,
+            placement_note,
             map,
             chips_per_channel: geometry.chips_per_channel,
             page_bytes: u64::from(geometry.page_bytes),
@@ -280,6 +293,8 @@ impl ConditionsMeter {
         };
         WorkloadConditions {
             preset: self.preset.clone(),
+            overrides: self.overrides.clone(),
+            placement_note: self.placement_note.clone(),
             addresses: if self.remap.is_some() {
                 "remap"
             } else {
