@@ -1332,3 +1332,37 @@ fn diskmon_lines_that_end_with_a_tab_are_read() {
     let message = first_error(&mut diskmon(&eight, &ReaderOptions::default()));
     assert!(message.contains("found more"), "{message}");
 }
+
+/// Detection skips as many malformed lines as `--max-bad-lines` allows the reader to (issue
+/// 34, item 10): a DiskMon log whose first two records carry 8.5e18-sector addresses is
+/// DiskMon with two bad lines allowed, and no layout without.
+#[test]
+fn detection_tolerates_the_bad_lines_the_reader_would() {
+    let text = "#\tTime\tDuration (s)\tDisk\tRequest\tSector\tLength\r\n\
+1\t0.000000\t0.00012000\t0\tRead\t8500000000000000000\t8\r\n\
+2\t0.100000\t0.00012000\t0\tRead\t8500000000000000001\t8\r\n\
+3\t0.531250\t0.00400000\t1\tWRITE\t100\t16\r\n\
+4\t1.5\t0.0001\t0\twrite\t0\t1\r\n";
+    let dir = std::env::temp_dir().join(format!("flashlane-detect-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("damaged.log");
+    std::fs::write(&path, text).unwrap();
+    let strict = flashlane_core::trace::detect(&path)
+        .unwrap_err()
+        .to_string();
+    assert!(strict.contains("no known layout fits"), "{strict}");
+    assert_eq!(
+        flashlane_core::trace::detect_tolerating(&path, 2).unwrap(),
+        TraceFormat::Diskmon
+    );
+    assert!(flashlane_core::trace::detect_tolerating(&path, 1).is_err());
+    // Opened with the option, the reader skips the two and reads the rest.
+    let options = ReaderOptions {
+        max_bad_lines: 2,
+        ..ReaderOptions::default()
+    };
+    let mut reader = flashlane_core::trace::open_detected(&path, None, &options).unwrap();
+    let records = read_all(&mut *reader).unwrap();
+    assert_eq!(records.len(), 2);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

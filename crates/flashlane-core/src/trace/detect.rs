@@ -29,10 +29,21 @@ const EXTENSION_TIE_BREAKERS: &[TraceFormat] = &[
     TraceFormat::Disksim,
 ];
 
-/// Runs one layout over the sample; `Ok` if every line reads and at least one is recognised.
-fn trial<L: LineLayout>(path: &Path, sample: &[u8], layout: L) -> Result<(), String> {
+/// Runs one layout over the sample; `Ok` with the malformed lines it skipped if every other
+/// line reads (up to `max_bad_lines` may be skipped, as the reader would) and at least one is
+/// recognised.
+fn trial<L: LineLayout>(
+    path: &Path,
+    sample: &[u8],
+    layout: L,
+    max_bad_lines: u64,
+) -> Result<u64, String> {
     let input = Box::new(Cursor::new(sample.to_vec()));
-    let mut reader = LineReader::new(path.to_path_buf(), input, layout, &ReaderOptions::default());
+    let options = ReaderOptions {
+        max_bad_lines,
+        ..ReaderOptions::default()
+    };
+    let mut reader = LineReader::new(path.to_path_buf(), input, layout, &options);
     loop {
         match reader.next_record() {
             Ok(Some(_)) => {}
@@ -46,19 +57,19 @@ fn trial<L: LineLayout>(path: &Path, sample: &[u8], layout: L) -> Result<(), Str
     if reader.recognised_lines() == 0 {
         return Err("no line recognised".into());
     }
-    Ok(())
+    Ok(reader.bad_lines())
 }
 
-fn trial_format(path: &Path, sample: &[u8], format: TraceFormat) -> Result<(), String> {
+fn trial_format(path: &Path, sample: &[u8], format: TraceFormat, bad: u64) -> Result<u64, String> {
     match format {
         TraceFormat::Mqsim | TraceFormat::Ssdsim | TraceFormat::Disksim => {
-            trial(path, sample, AsciiLayout::new(format))
+            trial(path, sample, AsciiLayout::new(format), bad)
         }
-        TraceFormat::Msr => trial(path, sample, MsrLayout::new()),
-        TraceFormat::Spc => trial(path, sample, SpcLayout),
-        TraceFormat::Blkparse => trial(path, sample, BlkparseLayout::new(BlockEvent::Issue)),
-        TraceFormat::Fio => trial(path, sample, FioLayout::new()),
-        TraceFormat::Diskmon => trial(path, sample, DiskmonLayout::new()),
+        TraceFormat::Msr => trial(path, sample, MsrLayout::new(), bad),
+        TraceFormat::Spc => trial(path, sample, SpcLayout, bad),
+        TraceFormat::Blkparse => trial(path, sample, BlkparseLayout::new(BlockEvent::Issue), bad),
+        TraceFormat::Fio => trial(path, sample, FioLayout::new(), bad),
+        TraceFormat::Diskmon => trial(path, sample, DiskmonLayout::new(), bad),
         TraceFormat::Blktrace | TraceFormat::HpSrt | TraceFormat::GenericCsv => {
             Err("not detected from text".to_owned())
         }
@@ -93,6 +104,12 @@ fn extension_format(path: &Path) -> Option<TraceFormat> {
 /// once, open the trace with [`super::open_detected`], which detects on the same bytes it
 /// then reads.
 pub fn detect(path: &Path) -> Result<TraceFormat, TraceError> {
+    detect_tolerating(path, 0)
+}
+
+/// As [`detect`], skipping up to `max_bad_lines` malformed lines of the sample per layout, as
+/// the reader of that layout then does (`--max-bad-lines`).
+pub fn detect_tolerating(path: &Path, max_bad_lines: u64) -> Result<TraceFormat, TraceError> {
     let error = |message: String| TraceError::File {
         path: path.to_path_buf(),
         message,
@@ -107,12 +124,16 @@ pub fn detect(path: &Path) -> Result<TraceFormat, TraceError> {
         .take(SNIFF_BYTES)
         .read_to_end(&mut sample)
         .map_err(|e| error(format!("read error: {e}")))?;
-    detect_sample(path, &sample)
+    detect_sample(path, &sample, max_bad_lines)
 }
 
 /// Decides the layout of `path` from `sample`, its first (at most [`SNIFF_BYTES`])
 /// decompressed bytes.
-pub(crate) fn detect_sample(path: &Path, sample: &[u8]) -> Result<TraceFormat, TraceError> {
+pub(crate) fn detect_sample(
+    path: &Path,
+    sample: &[u8],
+    max_bad_lines: u64,
+) -> Result<TraceFormat, TraceError> {
     let error = |message: String| TraceError::File {
         path: path.to_path_buf(),
         message,
@@ -157,11 +178,18 @@ pub(crate) fn detect_sample(path: &Path, sample: &[u8]) -> Result<TraceFormat, T
     let mut fits = Vec::new();
     let mut tried = Vec::new();
     for &format in DETECTED_TEXT_LAYOUTS {
-        match trial_format(path, sample, format) {
-            Ok(()) => fits.push(format),
+        match trial_format(path, sample, format, max_bad_lines) {
+            Ok(bad) => fits.push((format, bad)),
             Err(why) => tried.push(format!("{format} ({why})")),
         }
     }
+    // Tolerating bad lines may let more layouts fit: the ones that skip the fewest stay.
+    let fewest = fits.iter().map(|&(_, bad)| bad).min().unwrap_or(0);
+    let fits: Vec<TraceFormat> = fits
+        .into_iter()
+        .filter(|&(_, bad)| bad == fewest)
+        .map(|(format, _)| format)
+        .collect();
     match fits.as_slice() {
         [one] => Ok(*one),
         [] => Err(error(format!(

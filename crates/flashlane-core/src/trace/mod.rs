@@ -29,7 +29,7 @@ pub use analysis::{StatsBuilder, TraceStats};
 pub use ascii::AsciiReader;
 pub use blkparse::BlkparseReader;
 pub use blktrace::{blktrace_files, BlktraceReader};
-pub use detect::detect;
+pub use detect::{detect, detect_tolerating};
 pub use diskmon::DiskmonReader;
 pub use fio::FioReader;
 pub use generic_csv::{
@@ -372,7 +372,7 @@ fn open_bytes(
                     path: path.to_path_buf(),
                     message: format!("read error: {e}"),
                 })?;
-            let format = detect::detect_sample(path, &sample)?;
+            let format = detect::detect_sample(path, &sample, options.max_bad_lines)?;
             // The reader starts again at the first byte: the sample, then the rest.
             input = Box::new(std::io::Cursor::new(sample).chain(input));
             format
