@@ -24,18 +24,26 @@ import contextlib
 import json
 import os
 import tempfile
+import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Literal
 
 from flashlane import _native
 from flashlane._inputs import Workload, cache_dir, reading_options, workloads_json
 
-__all__ = ["__version__", "presets", "read_trace", "run", "sweep"]
+__all__ = ["FlashlaneWarning", "__version__", "presets", "read_trace", "run", "sweep"]
 
 __version__: str = _native.version()
 """Version of the simulator core this package was built from."""
 
 OverrideValue = str | int | float | bool
+
+
+class FlashlaneWarning(UserWarning):
+    """A warning of a run's summary (``summary["warnings"]``, docs/summary.md): the run
+    completed, but a figure may not mean what it seems (e.g. ``open_loop_saturated``: the
+    replay outran the SSD, so latencies depend on the trace's length). The message starts
+    with the warning's code and count."""
 
 
 def run(
@@ -148,6 +156,10 @@ def run(
     ``engine.wall_s``, ``engine.requests_per_s`` and ``precondition.wall_s`` (and, with a
     ``precondition_cache``, ``precondition.snapshot``).
 
+    Each of the summary's ``warnings`` is also raised as a :class:`FlashlaneWarning` (Python
+    prints it once per place; ``warnings.simplefilter("error", FlashlaneWarning)`` turns them
+    into errors).
+
     Raises ``ValueError`` for an unusable preset, config file, override, trace format, column
     spec or trace (the message names the preset, the key, or the file and line at fault),
     ``TypeError`` for an argument of the wrong type (the message names the argument), and
@@ -194,6 +206,13 @@ def run(
         _write_atomically(out, text + "\n")
     if log_out is not None and log is not None:
         _write_atomically(log_out, log)
+    # The CLI prints them; in Python they are warnings too, not only keys of the dict.
+    for warning in summary.get("warnings", []):
+        warnings.warn(
+            f"[{warning['code']}, {warning['count']}] {warning['message']}",
+            FlashlaneWarning,
+            stacklevel=2,
+        )
     return summary
 
 

@@ -307,3 +307,23 @@ def test_ctrl_c_stops_a_long_run_while_it_runs() -> None:
     finally:
         timer.cancel()
     assert time.monotonic() - started < 10 * short + 0.2
+
+
+def test_summary_warnings_are_python_warnings() -> None:
+    # tpcc-small replayed 10x faster on mqsim-ssd outruns the SSD: the summary warns
+    # open_loop_saturated, and so does Python (issue 34; issue 31's newcomer saw only the dict).
+    with pytest.warns(flashlane.FlashlaneWarning, match=r"^\[open_loop_saturated, \d+\]") as seen:
+        summary = flashlane.run(PRESET, TPCC, time_scale=0.1)
+    codes = {w["code"] for w in summary["warnings"]}
+    assert "open_loop_saturated" in codes
+    assert len(seen) == len(summary["warnings"])
+
+
+def test_a_run_without_warnings_raises_none() -> None:
+    import warnings
+
+    # Closed loop at depth 8: nothing to warn about, so no Python warning either.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", flashlane.FlashlaneWarning)
+        summary = flashlane.run(PRESET, TPCC, closed_loop_requests=8)
+    assert summary["warnings"] == []

@@ -161,10 +161,21 @@ pub fn compare(args: CompareArgs) -> Result<(), Error> {
             })
             .collect()
     } else if !args.variant.is_empty() {
-        args.variant
+        let jobs: Vec<Job> = args
+            .variant
             .iter()
             .map(|text| parse_variant(text))
-            .collect::<Result<_, _>>()?
+            .collect::<Result<_, _>>()?;
+        // Rows are told apart by name: two of one name would be one row twice.
+        for (i, job) in jobs.iter().enumerate() {
+            if jobs[..i].iter().any(|other| other.variant == job.variant) {
+                return Err(Error::Config(format!(
+                    "--variant {}: the name is given twice; name each variant once",
+                    job.variant.as_deref().unwrap_or_default()
+                )));
+            }
+        }
+        jobs
     } else {
         args.host_schedulers
             .iter()

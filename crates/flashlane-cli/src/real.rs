@@ -168,7 +168,16 @@ pub fn replay(args: ReplayArgs) -> Result<(), Error> {
         args.json.as_deref(),
         &summary,
         args.dispatch_log.as_deref().zip(log.as_ref()),
-    )
+    )?;
+    // Data that did not read back as written fails the command (the summary is written).
+    match &summary.replay.verify {
+        Some(v) if v.mismatched_blocks > 0 => Err(Error::Workload(format!(
+            "--verify: {} of {} blocks read did not hold data flashlane wrote there \
+             (verify.mismatched_blocks)",
+            v.mismatched_blocks, v.checked_blocks
+        ))),
+        _ => Ok(()),
+    }
 }
 
 #[cfg(not(target_os = "linux"))]

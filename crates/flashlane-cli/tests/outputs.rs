@@ -406,3 +406,29 @@ fn trace_stats_conditions_name_their_config_and_windows() {
     assert!(v["conditions"].get("placement_note").is_none());
     assert_eq!(v["conditions"]["overrides"], serde_json::json!([]));
 }
+
+/// Two variants of one name would be one row twice: refused (issue 34).
+#[test]
+fn duplicate_variant_names_are_refused() {
+    let dir = Scratch::new("variants");
+    let trace = dir.trace();
+    let out = flashlane()
+        .args([
+            "compare",
+            "--preset",
+            "mqsim-ssd",
+            "--max-requests",
+            "10",
+            "--trace",
+        ])
+        .arg(&trace)
+        .args([
+            "--variant",
+            "A:host.scheduler.kind=noop",
+            "--variant",
+            "A:host.scheduler.kind=deadline",
+        ])
+        .output()
+        .unwrap();
+    refused(&out, "--variant A: the name is given twice");
+}

@@ -308,7 +308,7 @@ fn verify_finds_a_planted_corruption() {
     requests.extend((0..64u64).map(|i| (0, 0, i * 16384, 16384, true)));
     write_trace(&trace, &requests);
     let target = dir.join("target");
-    let run = |extra: &[&str]| {
+    let run = |extra: &[&str], clean: bool| {
         let summary = dir.join("s.json");
         let out = flashlane()
             .args(["replay", "--preset", "mqsim-ssd", "--trace"])
@@ -320,21 +320,28 @@ fn verify_finds_a_planted_corruption() {
             .args(extra)
             .output()
             .unwrap();
-        ok(&out, "replay --verify");
+        if clean {
+            ok(&out, "replay --verify");
+        } else {
+            // A mismatch fails the command, with one line saying so; the summary is written.
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{err}");
+            assert!(err.contains("--verify: 1 of 2048 blocks"), "{err}");
+        }
         let v = json(&summary)["replay"]["verify"].clone();
         (
             v["checked_blocks"].as_u64().unwrap(),
             v["mismatched_blocks"].as_u64().unwrap(),
         )
     };
-    let (checked, bad) = run(&["--keep"]);
+    let (checked, bad) = run(&["--keep"], true);
     assert_eq!(
         (checked, bad),
         (2048, 0),
         "the replay's own writes read back"
     );
     assert_eq!(
-        run(&["--reads-only"]),
+        run(&["--reads-only"], true),
         (2048, 0),
         "the kept file, untouched"
     );
@@ -342,7 +349,11 @@ fn verify_finds_a_planted_corruption() {
     let mut bytes = std::fs::read(&target).unwrap();
     bytes[1000 * 512 + 100] ^= 0xff;
     std::fs::write(&target, &bytes).unwrap();
-    assert_eq!(run(&["--reads-only"]), (2048, 1), "the corrupted block");
+    assert_eq!(
+        run(&["--reads-only"], false),
+        (2048, 1),
+        "the corrupted block"
+    );
 }
 
 /// A file's bytes and modification time, to tell it was not touched.
