@@ -73,8 +73,17 @@ fn replay_times_past_the_clock_are_refused() {
         e.contains("--time-scale 1000000000000000000000000000000"),
         "{e}"
     );
-    // Within the scale bound, an arrival past 2^60 ns is refused by record.
+    // Within the scale bound, an arrival that the scale carries past 2^60 ns is refused by
+    // record, naming the scale: 2^50 ns x 1e6 is about 1.1e21 ns.
+    let far = mqsim_trace("far", &[(0, 0, 4096, true), (1 << 50, 4096, 4096, true)]);
+    let mut scaled = spec(preset("mqsim-ssd", &[]), far.clone());
     scaled.replay = Replay::OpenLoop { time_scale: 1e6 };
+    let e = flashlane_core::run(&scaled).unwrap_err().to_string();
+    assert!(
+        e.contains("record 2") && e.contains("2^60 ns") && e.contains("at --time-scale 1000000"),
+        "{e}"
+    );
+    // Unscaled, an arrival past 2^60 ns is refused by record.
     let late = mqsim_trace("late", &[(0, 0, 4096, true), (1 << 62, 4096, 4096, true)]);
     let e = flashlane_core::run(&spec(preset("mqsim-ssd", &[]), late.clone()))
         .unwrap_err()
@@ -89,7 +98,7 @@ fn replay_times_past_the_clock_are_refused() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("record 2") || e.contains(":2"), "{e}");
-    for path in [trace, late, near] {
+    for path in [trace, far, late, near] {
         let _ = std::fs::remove_file(path);
     }
 }

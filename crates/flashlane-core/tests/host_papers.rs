@@ -79,10 +79,30 @@ fn piq_location_vector_example() {
 /// PIQ Figure 5: the paper's conflict examples, as integers with chip 0 as the top bit.
 #[test]
 fn piq_figure5_vectors_decode_to_the_named_chips() {
-    let decode = |v: u64| -> Vec<u32> { (0..8).filter(|c| v & (1 << (7 - c)) != 0).collect() };
-    assert_eq!(decode(12 & 6), vec![5]);
-    assert_eq!(decode(64 & 96), vec![1]);
-    assert_eq!(decode(6 & 3), vec![6]);
+    // Eight chips, one per channel: page p is on chip p mod 8. Each pair of the figure as two
+    // requests (first page, pages), the vectors the static map gives them, and the chip they
+    // share by ChipSet's own test.
+    let g = geometry(8, 1, 4096);
+    let map = channel_first(&g);
+    for ((a_lpn, a_pages, a_vec), (b_lpn, b_pages, b_vec), shared) in [
+        ((4, 2, 12), (5, 2, 6), 5),
+        ((1, 1, 64), (1, 2, 96), 1),
+        ((5, 2, 6), (6, 2, 3), 6),
+    ] {
+        let a = request(0, Op::Read, &map, a_lpn, a_pages);
+        let b = request(1, Op::Read, &map, b_lpn, b_pages);
+        assert_eq!(
+            (paper_vector(&a.chips, 8), paper_vector(&b.chips, 8)),
+            (a_vec, b_vec)
+        );
+        assert!(a.chips.intersects(&b.chips), "{a_vec} & {b_vec} conflict");
+        let both: Vec<u32> = a.chips.iter().filter(|c| b.chips.contains(*c)).collect();
+        assert_eq!(both, vec![shared], "{a_vec} & {b_vec}");
+    }
+    // And a pair the figure shows without conflict: 12 & 3.
+    let a = request(0, Op::Read, &map, 4, 2);
+    let b = request(1, Op::Read, &map, 6, 2);
+    assert!(!a.chips.intersects(&b.chips));
 }
 
 /// PIQ Figures 6/7: four chips, one per channel; V(R0)=3, V(R1)=6, V(R2)=12. R0 opens B0, R1
@@ -129,8 +149,20 @@ fn piq_figure7_batches_and_cycles() {
     assert_eq!(order, vec![0, 2, 1]);
     assert_eq!(cycles, 2);
 
-    // NOOP issues in FIFO order; each request conflicts with the one before: three cycles.
-    let fifo = [r0, r1, r2];
+    // NOOP (the scheduler itself) issues in FIFO order; each request conflicts with the one
+    // before it, so each waits for its predecessor's chips: three cycles.
+    let mut noop = HostSchedulerConfig::default_for("noop").unwrap().build();
+    let idle = vec![0u32; 4];
+    for r in [r0, r1, r2] {
+        noop.push(r, &view(&g, &map, &idle));
+    }
+    let mut fifo = Vec::new();
+    while !noop.is_empty() {
+        out.clear();
+        noop.pop(&view(&g, &map, &idle), &mut out);
+        fifo.extend(out.iter().map(|&id| [r0, r1, r2][id as usize]));
+    }
+    assert_eq!(fifo.iter().map(|r| r.id).collect::<Vec<_>>(), vec![0, 1, 2]);
     let noop_cycles = 1 + fifo
         .windows(2)
         .filter(|w| w[0].chips.intersects(&w[1].chips))

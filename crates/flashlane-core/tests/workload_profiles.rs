@@ -22,13 +22,9 @@ fn every_profile_matches_its_published_figures() {
             c.read_fraction(),
             want.read_fraction
         );
-        assert!((p.spec.read_fraction - want.read_fraction).abs() < 1e-12);
+        // (The spec's own figures are built from `published`: comparing them with it would
+        // check nothing. The generated records are what is measured.)
         if let Some(bytes) = want.mean_size_bytes {
-            assert!(
-                (p.spec.size.mean_bytes() / bytes - 1.0).abs() < 1e-5,
-                "{}",
-                p.name
-            );
             assert!(
                 (c.mean_size_bytes / bytes - 1.0).abs() < 0.01,
                 "{}: mean size {} vs {bytes}",
