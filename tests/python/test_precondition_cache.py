@@ -13,8 +13,6 @@ import pytest
 import flashlane
 from flashlane.sweep import SNAPSHOT_COLUMNS
 
-pl = pytest.importorskip("polars")
-
 REPO = Path(__file__).resolve().parents[2]
 TPCC = str(REPO / "traces" / "tpcc-small.mqsim")
 #: A small drive filled to 90 % and aged: garbage collection before and during the run.

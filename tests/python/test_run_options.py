@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import flashlane
+from conftest import skip_or_fail
 
 REPO = Path(__file__).resolve().parents[2]
 PRESET = "mqsim-ssd"
@@ -50,7 +51,7 @@ def flashlane_bin() -> Path:
     if not path.is_absolute():
         path = REPO / path
     if not path.exists():
-        pytest.skip(f"{path} not built (cargo build --release -p flashlane-cli)")
+        skip_or_fail(f"{path} not built (cargo build --release -p flashlane-cli)")
     return path
 
 

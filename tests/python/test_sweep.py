@@ -5,13 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 import flashlane
 from flashlane import _native
 from flashlane.sweep import WALL_CLOCK_COLUMNS, run_points
-
-pl = pytest.importorskip("polars")
 
 REPO = Path(__file__).resolve().parents[2]
 TPCC = str(REPO / "traces" / "tpcc-small.mqsim")
@@ -134,9 +133,8 @@ def test_point_without_trace_or_with_unknown_key_raises():
 
 
 def test_pool_and_dask_localcluster_give_identical_frames(pool_frame, tmp_path):
-    distributed = pytest.importorskip(
-        "distributed", reason="distributed is not installed (pip install flashlane[dask])"
-    )
+    import distributed
+
     with (
         # Dask's scratch space (dask-scratch-space, of the scheduler and of every worker) goes
         # in the test's directory, not in $TMPDIR.
