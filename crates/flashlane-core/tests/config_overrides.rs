@@ -130,3 +130,35 @@ fn a_kind_change_keeps_its_keys_in_any_order() {
     let err = set(&[("host.scheduler", "piq")]).unwrap_err().to_string();
     assert!(err.contains("--set host.scheduler.kind=piq"), "{err}");
 }
+
+/// A mistyped key names itself once and says what it most looks like (issue 34).
+#[test]
+fn a_mistyped_key_gets_a_suggestion() {
+    for (key, says) in [
+        (
+            "host.shceduler.kind",
+            "host.shceduler: unknown field `shceduler`",
+        ),
+        ("host.shceduler.kind", "did you mean `scheduler`?"),
+        ("host.scheduler.merg", "did you mean `merge`?"),
+        (
+            "ftl.overprovisioning",
+            "did you mean `overprovisioning_fraction` (keys carry their unit)?",
+        ),
+        ("ftl.gc_page_moves", "did you mean `gc_page_move`?"),
+    ] {
+        let err = Config::from_preset("mqsim-ssd", &[(key.to_string(), "1".to_string())])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(says), "{key}: {err}");
+        assert!(!err.contains("shceduler.shceduler"), "{err}");
+    }
+    // Nothing near: no guess.
+    let err = Config::from_preset(
+        "mqsim-ssd",
+        &[("ftl.zzzzzzzz".to_string(), "1".to_string())],
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(!err.contains("did you mean"), "{err}");
+}

@@ -83,8 +83,11 @@ impl Config {
                 .and_then(|k| line_of_key(text, k))
                 .map_or(String::new(), |l| format!(" (line {l})"));
             Error::Config(match key {
-                Some(key) => format!("{label}: key `{key}`{line}: {}", e.message()),
-                None => format!("{label}: {}", e.message()),
+                Some(key) => format!(
+                    "{label}: key `{key}`{line}: {}",
+                    with_suggestion(e.message())
+                ),
+                None => format!("{label}: {}", with_suggestion(e.message())),
             })
         })?;
         let config = config
@@ -115,8 +118,8 @@ impl Config {
         // First the file alone, so its errors carry its line numbers.
         let config: Config = toml::from_str(text).map_err(|e| {
             Error::Config(match error_key(text, &e) {
-                Some(key) => format!("{origin}: key `{key}`: {e}"),
-                None => format!("{origin}: {e}"),
+                Some(key) => format!("{origin}: key `{key}`: {e}{}", suggestion(e.message())),
+                None => format!("{origin}: {e}{}", suggestion(e.message())),
             })
         })?;
         let config = config
@@ -140,7 +143,7 @@ impl Config {
                 "{origin} with overrides {}: {}{}",
                 describe(overrides),
                 error_key(&merged, &e).map_or(String::new(), |k| format!("{k}: ")),
-                e.message()
+                with_suggestion(e.message())
             ))
         })?;
         config.loaded().map_err(|e| {
@@ -515,6 +518,14 @@ fn error_key(text: &str, e: &toml::de::Error) -> Option<String> {
         .find_map(|prefix| message.strip_prefix(prefix))
         .and_then(|rest| rest.split('`').next())
     {
+        // An unknown table is its own header: `[host.shceduler]` is the key, not
+        // `host.shceduler.shceduler`.
+        if on_header
+            .as_deref()
+            .is_some_and(|h| h.rsplit('.').next() == Some(field))
+        {
+            return Some(section);
+        }
         return Some(join(field));
     }
     if on_header.is_some() {
@@ -522,6 +533,55 @@ fn error_key(text: &str, e: &toml::de::Error) -> Option<String> {
     }
     let key = line.split('=').next()?.trim().trim_matches('"');
     (!key.is_empty()).then(|| join(key))
+}
+
+/// `message` with, for an unknown field, the expected name it most looks like.
+fn with_suggestion(message: &str) -> String {
+    format!("{message}{}", suggestion(message))
+}
+
+/// For an unknown field, `; did you mean ...?` naming the expected name it most looks like:
+/// serde lists them (``unknown field `merg`, expected `merge` `` or ``expected one of `a`,
+/// `b` ``); else nothing.
+fn suggestion(message: &str) -> String {
+    let Some(rest) = message.strip_prefix("unknown field `") else {
+        return String::new();
+    };
+    let Some((field, expected)) = rest.split_once('`') else {
+        return String::new();
+    };
+    let names = || expected.split('`').skip(1).step_by(2);
+    // A key without its unit (`overprovisioning` for `overprovisioning_fraction`).
+    if let Some(name) = names().find(|name| {
+        name.len() > field.len() && name.starts_with(field) && name.as_bytes()[field.len()] == b'_'
+    }) {
+        return format!("; did you mean `{name}` (keys carry their unit)?");
+    }
+    let best = names().map(|name| (edit_distance(field, name), name)).min();
+    match best {
+        Some((d, name)) if d > 0 && d <= (field.len().max(name.len()) / 3).max(2) => {
+            format!("; did you mean `{name}`?")
+        }
+        _ => String::new(),
+    }
+}
+
+/// Levenshtein distance of two short ASCII names.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b = b.as_bytes();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.bytes().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (diagonal + usize::from(ca != cb))
+                .min(row[j] + 1)
+                .min(above + 1);
+            diagonal = above;
+        }
+    }
+    row[b.len()]
 }
 
 /// The error for a preset name that is not bundled; a renamed preset says its new name.
