@@ -67,8 +67,9 @@ Options of the results sets (with --results; one PAPER, not all):
 
 The runs need the flashlane Python package with its reproduce extra (matplotlib, tqdm):
 from the repository, `pip install \".[reproduce]\"` (or `pip install \"flashlane[reproduce]\"`).
-This command forwards to `python3 -m flashlane.reproduce`; FLASHLANE_PYTHON names another
-interpreter. docs/reproducing.md describes the outputs.
+This command forwards to `python3 -m flashlane.reproduce` (the interpreter of an active
+virtual environment, or of the repository's .venv that ./scripts/test.sh makes, when there is
+one); FLASHLANE_PYTHON names another interpreter. docs/reproducing.md describes the outputs.
 ";
 
 /// True when the arguments ask for help: `--help` or `-h`, alone or after PAPER (or anywhere,
@@ -82,9 +83,24 @@ fn print_help(why: &str) {
     let _ = crate::output::print_out(&format!("{HELP}\n(This is flashlane's own help: {why}.)\n"));
 }
 
-/// The Python interpreter: $FLASHLANE_PYTHON, else `python3` on PATH.
+/// The Python interpreter: $FLASHLANE_PYTHON; else the active virtual environment's
+/// ($VIRTUAL_ENV); else the `.venv` that `./scripts/test.sh` makes, in the current directory or
+/// one of its parents (the package is installed there); else `python3` on PATH.
 fn python() -> OsString {
-    std::env::var_os("FLASHLANE_PYTHON").unwrap_or_else(|| OsString::from("python3"))
+    if let Some(chosen) = std::env::var_os("FLASHLANE_PYTHON") {
+        return chosen;
+    }
+    let in_venv = |dir: &std::path::Path| {
+        let python = dir.join("bin").join("python");
+        python.is_file().then(|| python.into_os_string())
+    };
+    if let Some(found) = std::env::var_os("VIRTUAL_ENV").and_then(|v| in_venv(v.as_ref())) {
+        return found;
+    }
+    std::env::current_dir()
+        .ok()
+        .and_then(|dir| dir.ancestors().find_map(|d| in_venv(&d.join(".venv"))))
+        .unwrap_or_else(|| OsString::from("python3"))
 }
 
 pub fn run(args: ReproduceArgs) -> Result<u8, Error> {
@@ -120,8 +136,9 @@ pub fn run(args: ReproduceArgs) -> Result<u8, Error> {
         return Err(Error::Config(format!(
             "flashlane reproduce needs the flashlane Python package with its plotting extra in \
              {shown}: `pip install \"flashlane[reproduce]\"` (from the repository: \
-             `pip install \".[reproduce]\"`), or set FLASHLANE_PYTHON to the interpreter that \
-             has it. Python said: {}",
+             `pip install \".[reproduce]\"`; ./scripts/test.sh installs it into the repository's \
+             .venv, which this command uses when run from the repository), or set \
+             FLASHLANE_PYTHON to the interpreter that has it. Python said: {}",
             String::from_utf8_lossy(&probe.stderr)
                 .lines()
                 .last()

@@ -432,3 +432,34 @@ fn duplicate_variant_names_are_refused() {
         .unwrap();
     refused(&out, "--variant A: the name is given twice");
 }
+
+/// `reproduce` finds the repository's `.venv` (where ./scripts/test.sh installs the package)
+/// from any folder under it, and says so when the package is missing (issue 31, item 2).
+#[test]
+fn reproduce_uses_the_repositorys_venv() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = Scratch::new("venv");
+    let bin = dir.path(".venv/bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let python = bin.join("python");
+    // An interpreter without the package: the import probe fails.
+    std::fs::write(
+        &python,
+        "#!/bin/sh\necho \"ModuleNotFoundError: No module named 'flashlane'\" >&2\nexit 1\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&python, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let inner = dir.path("some/folder");
+    std::fs::create_dir_all(&inner).unwrap();
+    let out = flashlane()
+        .args(["reproduce", "piq", "--quick"])
+        .current_dir(&inner)
+        .env_remove("VIRTUAL_ENV")
+        .env_remove("FLASHLANE_PYTHON")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains(&python.display().to_string()), "{err}");
+    assert!(err.contains(".venv"), "{err}");
+}
