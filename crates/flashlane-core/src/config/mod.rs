@@ -319,6 +319,11 @@ impl Config {
         if self.host.scheduler.piq_cycles_with_ssdsim_passes() {
             return Err("host.scheduler.batch_cycles applies to issue_rule = \"batch_lists\"; the ssdsim_passes rule never holds a request".into());
         }
+        if let Some(switches) = d.scheduler.ssdsim_switches() {
+            let shared_bus = matches!(self.interconnect, InterconnectConfig::SharedBus { .. });
+            let erase_done = f.gc_block_release == GcBlockRelease::EraseDone;
+            switches.check(shared_bus, d.multiplane, erase_done)?;
+        }
         Ok(())
     }
 

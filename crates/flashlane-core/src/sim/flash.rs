@@ -47,7 +47,10 @@ impl Simulation {
     }
 
     /// Hand a transaction to the device scheduler; complete the writes it cancelled.
-    pub(super) fn enqueue_device(&mut self, now: u64, txn: Transaction) {
+    pub(super) fn enqueue_device(&mut self, now: u64, mut txn: Transaction) {
+        if self.ssdsim_loop.read_rules() && self.ssdsim_read(now, &mut txn) {
+            return;
+        }
         self.device.enqueue(txn, &mut device_ctx!(self, now));
         self.queue_changed(now, txn.chip);
         self.finish_cancelled(now);
@@ -184,6 +187,9 @@ impl Simulation {
         self.die_issue.finished(die);
         self.dies_working -= 1;
         self.recorder.die_finished(now, txn.chip);
+        if self.ssdsim_loop.tracks_reads() {
+            self.ssdsim_read_done(now, &txn);
+        }
         if self.multiplane.enabled() {
             self.group_done(now, die, txn)?;
         } else {

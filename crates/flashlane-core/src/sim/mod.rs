@@ -56,6 +56,7 @@ mod admission;
 mod completion;
 mod dispatch;
 mod flash;
+mod ssdsim_loop;
 mod stuck;
 
 #[derive(Debug, Clone, Copy)]
@@ -79,6 +80,9 @@ enum Event {
     /// SSDsim's rules: the hand-over pass after every arrival of this instant entered the
     /// queue (SSDsim reads all records due before it distributes).
     HandoverPass,
+    /// `device.scheduler.merged_read_ns`: a page of `request` merged with a read of its page
+    /// is done (not an internal event of SSDsim's: no hand-over pass).
+    ReadMerged { request: u32 },
 }
 
 /// What a die's current transfer is for (what follows when it ends).
@@ -223,6 +227,8 @@ pub struct Simulation {
     /// PASS's drive behaviour (`device.region_contention`): host requests outstanding per
     /// region, which slow their region's array times.
     contention: Option<RegionContention>,
+    /// SSDsim's rules run at the end of an instant, and on its reads (ssdsim_loop.rs).
+    ssdsim_loop: ssdsim_loop::SsdsimLoop,
 }
 
 /// The write buffer with its scratch list.
@@ -255,6 +261,7 @@ impl Simulation {
         let dies = g.dies() as usize;
         let logical_bytes = ftl.logical_pages() * u64::from(g.page_bytes);
         let pacing = Pacing::new(options.replay, options.max_requests);
+        let ssdsim_loop = ssdsim_loop::SsdsimLoop::new(config, pacing.paced());
         let mut recorder = SimRecorder::new(
             chips,
             dies,
@@ -322,7 +329,7 @@ impl Simulation {
             device_queue_depth: config.device.queue_depth_requests,
             events: EventQueue::new(),
             host: config.host.scheduler.build(),
-            device: config.device.scheduler.build(g.chips()),
+            device: config.device.scheduler.build_on(&g),
             interconnect: config.interconnect.build(&g, &config.timing),
             ftl,
             requests: Vec::with_capacity(1024),
@@ -352,11 +359,12 @@ impl Simulation {
             touched_chips: Vec::with_capacity(chips),
             cancelled: Vec::with_capacity(8),
             rules: SsdsimRules {
-                at_next_event: config.host.handover_at == HandoverAt::NextDeviceEvent,
+                at_next_event: config.host.handover_at != HandoverAt::Arrival,
                 one_per_pass: config.host.handover_per_pass == HandoverPerPass::One,
                 needs_idle_channels: config.host.handover_needs_idle_channels,
                 ack_at_transfer: config.device.write_completion == WriteCompletion::DataTransferred,
-                transfer_events: config.host.handover_at == HandoverAt::NextDeviceEvent
+                transfer_events: config.host.handover_at != HandoverAt::Arrival
+                    || ssdsim_loop.needs_transfer_events()
                     || config.host.handover_needs_idle_channels
                     || config.device.write_completion == WriteCompletion::DataTransferred,
                 pass_open_at: None,
@@ -377,6 +385,7 @@ impl Simulation {
                 .region_contention
                 .as_ref()
                 .map(|c| RegionContention::new(c, g.page_bytes, logical_bytes)),
+            ssdsim_loop,
             geometry: g,
         }
     }
@@ -405,6 +414,18 @@ impl Simulation {
         loop {
             // The next open-loop arrival is not kept in the event queue: it is taken when it is
             // due, before queued events of the same time (one heap operation less per request).
+            if let Some(instant) = self.ssdsim_loop.pending {
+                // SSDsim's rules: the instant's last event is done when nothing else is due
+                // at it.
+                let next = match (self.next_arrival_ns, self.events.peek_time_ns()) {
+                    (Some(a), Some(e)) => Some(a.min(e)),
+                    (a, e) => a.or(e),
+                };
+                if next.is_none_or(|t| t > instant) {
+                    self.end_instant(instant, next_record)?;
+                    continue;
+                }
+            }
             let arrival_due = self
                 .next_arrival_ns
                 .filter(|at| self.events.peek_time_ns().is_none_or(|t| *at <= t));
@@ -433,11 +454,18 @@ impl Simulation {
                 Event::BufferDone { request, pages } => self.on_buffer_done(now, request, pages),
                 Event::TransferEnd { die } => self.on_transfer_end(now, die),
                 Event::HandoverPass => self.try_dispatch(now, next_record)?,
+                Event::ReadMerged { request } => self.on_read_merged(now, request),
+            }
+            if self.ssdsim_loop.active {
+                self.ssdsim_loop.pending = Some(now);
             }
             if self.rules.transfer_events
                 && !matches!(
                     event,
-                    Event::Arrival | Event::HostWake | Event::HandoverPass
+                    Event::Arrival
+                        | Event::HostWake
+                        | Event::HandoverPass
+                        | Event::ReadMerged { .. }
                 )
             {
                 // Every other event is the device's: SSDsim's loop makes a hand-over pass.
