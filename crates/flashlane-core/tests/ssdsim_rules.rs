@@ -390,22 +390,28 @@ fn a_request_arriving_at_a_busy_queue_is_handed_over_an_event_later() {
 
 #[test]
 fn into_an_empty_queue_a_request_is_read_ahead() {
-    // Writes complete when their data is in; both arrive at t=0 into an empty queue.
+    // A read of page 3 (channel 3) at t=0 (traces start at 0) ends at READ and empties the
+    // queue. Writes complete when their data is in; both arrive at t=1 ms into the empty
+    // queue of an idle device (SSDsim's clock is still at READ: they are not due before it
+    // moves).
     // A: one sector of page 0 (channel 0), program WS. B: page 1 (channel 1).
-    // second_device_event: A is read ahead and handed over at 0; B enters the queue at the end
-    // of instant 0 and goes at the next event, A's transfer end WS: B ends at WS + W. The
-    // queue is empty from WS + W. A's program ends at WS + T_PROG, B's at WS + W + T_PROG.
-    // C: a read of page 2 (channel 2) at 230 us, between them: a device event (A's program
+    // second_device_event: A is read ahead and handed over at 1 ms; B enters the queue at the
+    // end of that instant and goes at the next event, A's transfer end 1 ms + WS: B ends at
+    // 1 ms + WS + W. The queue is empty from then. A's program ends at 1 ms + WS + T_PROG,
+    // B's at 1 ms + WS + W + T_PROG.
+    // C: a read of page 2 (channel 2) at 1.23 ms, between them: a device event (A's program
     // end) came since the queue emptied, so SSDsim moves its clock to C's arrival: latency
     // READ. Writes: WS and WS + W.
-    // next_device_event: A and B both at 0 (B ends at W); C finds B's chip programming (a
-    // flash operation under way) and waits for the next event, B's program end W + T_PROG:
-    // latency W + T_PROG + READ - 230 us.
+    // next_device_event: A and B both at 1 ms (B ends at 1 ms + W); C finds B's chip
+    // programming (a flash operation under way) and waits for the next event, B's program
+    // end 1 ms + W + T_PROG: latency W + T_PROG + READ - 230 us.
+    // (SSDsim, f87ee57 with the hand-over fix, FIFO: 13.0, 64.3 and 71.4 us.)
     const WS: u64 = CMD + SECTOR_XFER;
     let reqs = [
-        (0, 0, SECTOR, false),
-        (0, PAGE, PAGE, false),
-        (230_000, 2 * PAGE, PAGE, true),
+        (0, 3 * PAGE, PAGE, true),
+        (1_000_000, 0, SECTOR, false),
+        (1_000_000, PAGE, PAGE, false),
+        (1_230_000, 2 * PAGE, PAGE, true),
     ];
     let ack = ("device.write_completion", "data_transferred");
     let s = run(
@@ -422,6 +428,28 @@ fn into_an_empty_queue_a_request_is_read_ahead() {
     );
     assert_eq!(ns(next.latency_us.read.max), W + T_PROG + READ - 230_000);
     assert_eq!(ns(2.0 * next.latency_us.write.mean), WS + W);
+}
+
+#[test]
+fn records_due_at_the_start_are_read_together() {
+    // Three reads at t=0 on channels 0, 1 and 2: SSDsim's clock starts at 0, so all three are
+    // read before its first pass; one per pass (FIFO): the first goes at 0, the second at the
+    // first command's end CMD, the third at 2 CMD: latencies READ, READ + CMD, READ + 2 CMD
+    // (SSDsim: 71.4, 71.5, 71.7 us). Mean READ + CMD.
+    let reqs = [
+        (0, 0, PAGE, true),
+        (0, PAGE, PAGE, true),
+        (0, 2 * PAGE, PAGE, true),
+    ];
+    let s = run(
+        drive(&[
+            ("host.handover_at", "second_device_event"),
+            ("host.handover_per_pass", "one"),
+        ]),
+        "due-at-start",
+        &reqs,
+    );
+    assert_eq!(ns(3.0 * s.latency_us.read.mean), 3 * (READ + CMD));
 }
 
 #[test]

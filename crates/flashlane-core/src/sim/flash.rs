@@ -132,6 +132,9 @@ impl Simulation {
             // command is the controller's wait, not the chip's work.
             self.recorder.die_started(grant.start_ns, txn.chip);
         }
+        if stage == Stage::ReadData && self.ssdsim_loop.tracks_reads() {
+            self.ssdsim_read_leaves(&txn);
+        }
         let end = grant.end_ns;
         if self.rules.transfer_events && stage != Stage::ReadData {
             // Scheduled before the stage's own event, so a program's data is acknowledged
@@ -187,9 +190,6 @@ impl Simulation {
         self.die_issue.finished(die);
         self.dies_working -= 1;
         self.recorder.die_finished(now, txn.chip);
-        if self.ssdsim_loop.tracks_reads() {
-            self.ssdsim_read_done(now, &txn);
-        }
         if self.multiplane.enabled() {
             self.group_done(now, die, txn)?;
         } else {

@@ -28,7 +28,7 @@ use crate::device::{
     AnyDeviceScheduler, GcJob, GcService, ProgramBinding, ReadTransfer, Transaction, TxnKind,
 };
 use crate::ftl::partial_pages::SECTOR_BYTES;
-use crate::host::HandoverAt;
+use crate::host::{HandoverAt, HostScheduler};
 use crate::interconnect::{transfer_ns, AnyInterconnect};
 use crate::run::Arrival;
 use crate::Error;
@@ -44,16 +44,20 @@ pub(super) struct SsdsimLoop {
     gc_holds_channel: bool,
     /// `host.handover_at = "second_device_event"` in an open-loop replay.
     pub(super) deferred_admission: bool,
+    /// The instant of the last extra pass of an idle device (at most one per instant).
+    idle_pass_at: Option<u64>,
     /// The instant at which the last request left an empty request queue (SSDsim's clock
     /// while its queue is empty), or `None` while it holds requests.
     emptied_at: Option<u64>,
     read_held_sectors: bool,
     merged_read_ns: Option<u64>,
-    /// Under `merged_read_ns`: reads queued or under way per physical page.
-    reads_by_ppn: HashMap<u32, u32>,
-    /// Pages whose last read ended at `recent_at` (SSDsim still lists them at that instant).
-    recent: Vec<u32>,
-    recent_at: u64,
+    /// Under `merged_read_ns`: reads per logical page (host and read-modify-write reads) that
+    /// are queued, or under way with their data not yet leaving the chip (SSDsim's channel
+    /// read list). SSDsim compares physical pages; a page's reads find it at one physical
+    /// page until a write of it reaches the chip, which flashlane places at hand-over: the
+    /// logical page is that physical page (a write's read-modify-write read of the old one
+    /// included).
+    reads_by_lpn: HashMap<u32, u32>,
     /// Channel time of one GC page move without its data: two commands, tR and tPROG.
     gc_move_ns: u64,
     /// Channel time of one page's data out and back in.
@@ -86,11 +90,10 @@ impl SsdsimLoop {
             gc_holds_channel,
             deferred_admission,
             emptied_at: Some(0),
+            idle_pass_at: None,
             read_held_sectors: read_transfer == ReadTransfer::HeldSectors,
             merged_read_ns,
-            reads_by_ppn: HashMap::new(),
-            recent: Vec::new(),
-            recent_at: 0,
+            reads_by_lpn: HashMap::new(),
             gc_move_ns: 2 * t.command_transfer_ns + t.page_read_ns + t.page_program_ns,
             gc_move_data_ns: 2 * transfer_ns(config.geometry.page_bytes, t.channel_bytes_per_ns),
         }
@@ -102,7 +105,8 @@ impl SsdsimLoop {
         self.read_held_sectors || self.merged_read_ns.is_some()
     }
 
-    /// Whether finished reads must be reported to [`Simulation::ssdsim_read_done`].
+    /// Whether reads whose data starts to move must be reported to
+    /// [`Simulation::ssdsim_read_leaves`].
     #[inline]
     pub(super) fn tracks_reads(&self) -> bool {
         self.merged_read_ns.is_some()
@@ -238,6 +242,18 @@ impl Simulation {
         if self.live_requests > 0 {
             self.ssdsim_loop.emptied_at = None;
         }
+        if self.dies_working == 0
+            && !self.host.is_empty()
+            && self.ssdsim_loop.idle_pass_at != Some(now)
+        {
+            // No internal event is pending: SSDsim's clock stays (with the hand-over fix,
+            // `current_time = max(current_time, head's arrival)`) and its next pass, at this
+            // same instant, distributes.
+            self.ssdsim_loop.idle_pass_at = Some(now);
+            self.rules.last_handover_ns = None;
+            self.rules.pass_queued_at = Some(now);
+            self.events.schedule(now, Event::HandoverPass);
+        }
         Ok(())
     }
 
@@ -262,6 +278,12 @@ impl Simulation {
     ) -> Result<(), Error> {
         self.record_arrived(now);
         if self.live_requests != 0 {
+            return Ok(());
+        }
+        if self.ssdsim_loop.emptied_at == Some(now) {
+            // Due at SSDsim's clock (its start, 0): read with every record due, at the end of
+            // this instant, which is one of its loop's.
+            self.rules.pass_open_at = Some(now);
             return Ok(());
         }
         let event_since_empty = match (self.rules.pass_open_at, self.ssdsim_loop.emptied_at) {
@@ -294,17 +316,14 @@ impl Simulation {
         }
         let host = txn.host_request();
         if let (Some(ns), Some(id)) = (self.ssdsim_loop.merged_read_ns, host) {
-            let l = &mut self.ssdsim_loop;
-            let listed = l.reads_by_ppn.contains_key(&txn.ppn)
-                || (l.recent_at == now && l.recent.contains(&txn.ppn));
-            if listed {
+            if self.ssdsim_loop.reads_by_lpn.contains_key(&txn.lpn) {
                 self.events
                     .schedule(now + ns, Event::ReadMerged { request: id });
                 return true;
             }
         }
         if self.ssdsim_loop.merged_read_ns.is_some() {
-            *self.ssdsim_loop.reads_by_ppn.entry(txn.ppn).or_insert(0) += 1;
+            *self.ssdsim_loop.reads_by_lpn.entry(txn.lpn).or_insert(0) += 1;
         }
         if self.ssdsim_loop.read_held_sectors && host.is_some() {
             let lpn = u64::from(txn.lpn);
@@ -323,22 +342,17 @@ impl Simulation {
         false
     }
 
-    /// A read finished (under `merged_read_ns`): its page leaves SSDsim's read list after
-    /// this instant.
+    /// A read's data starts to leave its chip (under `merged_read_ns`): SSDsim takes the
+    /// sub-request off its channel's read list then (`services_2_r_data_trans`,
+    /// `find_read_sub_request`), so later reads of the page no longer merge with it.
     #[inline(never)]
-    pub(super) fn ssdsim_read_done(&mut self, now: u64, txn: &Transaction) {
-        let l = &mut self.ssdsim_loop;
-        let Some(count) = l.reads_by_ppn.get_mut(&txn.ppn) else {
-            return;
-        };
-        *count -= 1;
-        if *count == 0 {
-            l.reads_by_ppn.remove(&txn.ppn);
-            if l.recent_at != now {
-                l.recent.clear();
-                l.recent_at = now;
+    pub(super) fn ssdsim_read_leaves(&mut self, txn: &Transaction) {
+        let reads = &mut self.ssdsim_loop.reads_by_lpn;
+        if let Some(count) = reads.get_mut(&txn.lpn) {
+            *count -= 1;
+            if *count == 0 {
+                reads.remove(&txn.lpn);
             }
-            l.recent.push(txn.ppn);
         }
     }
 
