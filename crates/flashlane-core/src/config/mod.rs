@@ -206,6 +206,9 @@ impl Config {
                 }
             }
             GcBlockRelease::EraseDone => {
+                if f.gc_trigger != crate::ftl::GcTrigger::FreeBlocks {
+                    return Err("ftl.gc_trigger = \"free_pages\" needs ftl.gc_block_release = \"translation\"".into());
+                }
                 if f.gc_max_victims_per_plane == 0 {
                     return Err("ftl.gc_max_victims_per_plane must be at least 1 with ftl.gc_block_release = \"erase_done\"".into());
                 }
