@@ -536,6 +536,42 @@ fn garbage_collection_holds_its_channel() {
 }
 
 #[test]
+fn gc_counts_free_pages_under_the_pages_trigger() {
+    // The small drive of the test above: a plane of 8 blocks of 4 pages on each way, GC
+    // threshold 0.2: ceil(8 x 0.2) = 2 free blocks, or ceil(32 x 0.2) = 7 free pages. Writes
+    // to way 0 only, one per ms. The 25th write opens the 7th block: 1 free block is left
+    // (below 2: GC under free_blocks) and 1 + 3 pages of the open block, 4 + 3 = 7 free pages
+    // (not below 7: no GC under free_pages). The 26th leaves 6 free pages: GC under
+    // free_pages too. One erase each time (one victim frees enough).
+    let small = [
+        ("geometry.channels", "1"),
+        ("geometry.chips_per_channel", "2"),
+        ("geometry.dies_per_chip", "1"),
+        ("geometry.planes_per_die", "1"),
+        ("geometry.blocks_per_plane", "8"),
+        ("geometry.pages_per_block", "4"),
+        ("ftl.overprovisioning_fraction", "0.25"),
+        ("ftl.gc_threshold_fraction", "0.2"),
+    ];
+    let writes = |n: usize| -> Vec<(u64, u64, u64, bool)> {
+        (0..n)
+            .map(|i| (i as u64 * 1_000_000, 2 * (i as u64 % 3) * PAGE, PAGE, false))
+            .collect()
+    };
+    let mut pages = small.to_vec();
+    pages.push(("ftl.gc_trigger", "free_pages"));
+    for (n, blocks_rule, pages_rule) in [(25, 1, 0), (26, 1, 1)] {
+        let b = run(drive(&small), "gc-free-blocks", &writes(n));
+        let p = run(drive(&pages), "gc-free-pages", &writes(n));
+        assert_eq!(
+            (b.flash.erases, p.flash.erases),
+            (blocks_rule, pages_rule),
+            "{n} writes"
+        );
+    }
+}
+
+#[test]
 fn the_ssdsim_switches_are_refused_where_they_cannot_act() {
     for (overrides, key) in [
         (
