@@ -233,7 +233,13 @@ fn the_platform_preset_gathers_the_rules() {
     let c = preset("ssdsim-platform", &[]);
     let text = toml::to_string(&c).unwrap();
     for line in [
-        "handover_at = \"next_device_event\"",
+        "handover_at = \"second_device_event\"",
+        "program_binding = \"at_transfer\"",
+        "program_order = \"lowest_idle_chip\"",
+        "gc = \"holds_channel\"",
+        "read_transfer = \"held_sectors\"",
+        "merged_read_ns = 1000",
+        "gc_trigger = \"free_pages\"",
         "handover_per_pass = \"one\"",
         "queue_includes_outstanding = true",
         "write_completion = \"data_transferred\"",
@@ -251,6 +257,8 @@ fn the_platform_preset_gathers_the_rules() {
         "handover_per_pass",
         "write_completion",
         "partial_page_writes",
+        "program_binding",
+        "gc_trigger",
     ] {
         assert!(!base.contains(key), "ssdsim-mlc-8x8 sets {key}");
     }
@@ -275,7 +283,8 @@ fn batch_cycles_with_the_fork_s_rule_is_refused_by_name() {
 
 #[test]
 fn the_platform_preset_is_its_base_preset_with_the_set_chain_reproduce_used() {
-    // The chain `flashlane reproduce piq` put on ssdsim-mlc-8x8 before the preset existed.
+    // The chain `flashlane reproduce piq` put on ssdsim-mlc-8x8 before the preset existed,
+    // with the rules issue 30 added.
     let chain = preset(
         "ssdsim-mlc-8x8",
         &[
@@ -284,10 +293,16 @@ fn the_platform_preset_is_its_base_preset_with_the_set_chain_reproduce_used() {
             ("device.queue_depth_requests", "1024"),
             ("device.write_completion", "data_transferred"),
             ("host.queue_includes_outstanding", "true"),
-            ("host.handover_at", "next_device_event"),
+            ("host.handover_at", "second_device_event"),
             ("host.handover_per_pass", "one"),
             ("interconnect.arbitration", "ssdsim_order"),
             ("ftl.partial_page_writes", "read_modify_write"),
+            ("ftl.gc_trigger", "free_pages"),
+            ("device.scheduler.program_binding", "at_transfer"),
+            ("device.scheduler.program_order", "lowest_idle_chip"),
+            ("device.scheduler.gc", "holds_channel"),
+            ("device.scheduler.read_transfer", "held_sectors"),
+            ("device.scheduler.merged_read_ns", "1000"),
         ],
     );
     let mut platform = preset("ssdsim-platform", &[]);
