@@ -278,6 +278,11 @@ impl Simulation {
     ) -> Result<(), Error> {
         self.record_arrived(now);
         if self.live_requests != 0 {
+            if self.dies_working == 0 {
+                // No internal event is pending (the requests in the queue wait for none, e.g.
+                // a merged read): read it at this instant rather than never.
+                self.rules.pass_open_at = Some(now);
+            }
             return Ok(());
         }
         if self.ssdsim_loop.emptied_at == Some(now) {
