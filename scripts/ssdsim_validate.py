@@ -59,6 +59,7 @@ after ex.out's per-request lines are written, so its flash counts are n/a.
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import os
 import re
@@ -371,6 +372,48 @@ def shipped_trace(name: str) -> Path:
         if (folder / name).exists():
             return folder / name
     return TRACES / name
+
+
+PIQ_MAP = REPO / "python/flashlane/reproduce/piq_map.py"
+# Three points of the PIQ effect map (`flashlane reproduce piq`, docs/results/piq.md): even
+# load and 16 hot chips at 0.4 of the channel bandwidth, where the map finds PIQ's gain over
+# NOOP-D, and 1 hot chip at 0.1, its best point against NOOP where the baseline keeps up.
+PIQ_MAP_POINTS = ((64, 0.4), (16, 0.4), (1, 0.1))
+
+
+def piq_map_spec():
+    """The PIQ map's own workload builder, `spec_text(hot, load, count, label)`, read from
+    python/flashlane/reproduce/piq_map.py: its constants and functions are taken from the
+    module's source without importing the package (which needs the built extension)."""
+    tree = ast.parse(PIQ_MAP.read_text())
+    keep = [
+        node
+        for node in tree.body
+        if isinstance(node, (ast.Assign, ast.AnnAssign))
+        or (isinstance(node, ast.FunctionDef) and node.name in ("gap_ns", "spec_text"))
+    ]
+    names: dict = {}
+    exec(compile(ast.Module(body=keep, type_ignores=[]), str(PIQ_MAP), "exec"), names)
+    return names["spec_text"], names["REQUESTS"]
+
+
+def piq_map_cases() -> list[Case]:
+    """PIQ_MAP_POINTS as cases: the map's workload on the validation's drive (empty but for
+    the pages the trace reads, as every case; the map's drive is full, which at 6,000
+    requests of whole pages starts no GC and no read-modify-write)."""
+    spec_text, count = piq_map_spec()
+    result = []
+    for hot, load in PIQ_MAP_POINTS:
+        result.append(
+            Case(
+                f"piq-map-hot{hot}-load{load}",
+                f"PIQ map point: {count:,} requests, half reads, 8 or 10 KiB, 90 % of them on "
+                f"{hot} of the 64 chips{' (even)' if hot == 64 else ''}, Poisson arrivals at "
+                f"{load} of the channel bandwidth (python/flashlane/reproduce/piq_map.py)",
+                spec=spec_text(hot, load, count, "PIQ map"),
+            )
+        )
+    return result
 
 
 def cases(quick: bool) -> list[Case]:
@@ -996,6 +1039,12 @@ def main() -> int:
         help="seconds after which an SSDsim run is stopped (default 3600)",
     )
     parser.add_argument(
+        "--piq-map-points",
+        action="store_true",
+        help="also run three points of the PIQ effect map (PIQ_MAP_POINTS; names "
+        "piq-map-hot*-load*, which --cases also takes)",
+    )
+    parser.add_argument(
         "--time-scale",
         type=float,
         default=1.0,
@@ -1040,7 +1089,11 @@ def main() -> int:
     stand_in = args.stand_in or not (PRESETS / f"{PLATFORM_PRESET}.toml").exists()
     preset = STAND_IN_PRESET if stand_in else PLATFORM_PRESET
     selected = cases(args.quick)
+    map_cases = piq_map_cases()
+    if args.piq_map_points:
+        selected += map_cases
     if args.cases:
+        selected += [c for c in map_cases if c.name in args.cases.split(",") and c not in selected]
         wanted = args.cases.split(",")
         unknown = set(wanted) - {c.name for c in selected}
         if unknown:
