@@ -4,7 +4,7 @@
 Usage:
     scripts/ssdsim_validate.py --ssdsim /path/to/SSDsim/ssd [--quick] [--cases fin1,rand]
         [--flashlane target/release/flashlane] [--work-dir DIR] [--reuse] [--out table.md]
-        [--write-docs] [--stand-in] [--set KEY=VALUE ...]
+        [--write-docs] [--stand-in] [--time-scale X] [--set KEY=VALUE ...]
 
 Without --ssdsim (CI has no SSDsim binary) it prints a skip message and exits 0 without running
 anything. SSDsim is kxc181080033/SSDsim at f87ee57 (branch `ds`, the fork with PIQ) built with
@@ -47,6 +47,10 @@ Every figure in the tables, and what it means on each side:
 - GC moves: programs - host page programs (SSDsim); flash.copybacks (flashlane).
 - erases: blocks erased; flashlane flash.erases, SSDsim `erase count`.
 - WAF: programs / host page programs, on both sides.
+A case with a prefill (gc-filled) leaves the prefill's requests out of both sides' figures:
+flashlane --warmup-requests, SSDsim's requests arriving before the case's own records; SSDsim's
+program count also loses the prefill's programs (its fresh drive collects no garbage while it
+fills, so the GC counts are the measured part's).
 SSDsim prints its statistics only at the end and divides by the read and write request counts
 (`statistic_output`): a trace with no writes (or no reads) stops it with a division by zero
 after ex.out's per-request lines are written, so its flash counts are n/a.
@@ -55,6 +59,7 @@ after ex.out's per-request lines are written, so its flash counts are n/a.
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import os
 import re
@@ -147,6 +152,12 @@ MAPPING = [
     ("device.write_completion", "(always: a write completes at its data transfer's end)"),
     ("ftl.partial_page_writes", "(always: read-modify-write; allocate_location)"),
     ("host.handover_at / handover_per_pass", "(always: per loop pass; varies by algorithm)"),
+    ("device.scheduler.program_binding", "(always: a program takes its chip at its transfer)"),
+    ("device.scheduler.program_order", "(always with allocation 1: lowest idle chip, die 0 first)"),
+    ("device.scheduler.gc", "(always with advanced command 0: uninterrupt_gc holds its channel)"),
+    ("ftl.gc_trigger", "(always: free pages below gc hard threshold x pages per plane)"),
+    ("device.scheduler.read_transfer", "(always: a read moves the sectors its page holds)"),
+    ("device.scheduler.merged_read_ns", "(always 1000: creat_sub_request's merged read)"),
     ("host.handover_needs_idle_channels", "(algorithms 0 and 1: no_buffer_distribute_s)"),
     ("device.queue_depth_requests", "(none: every distributed sub-request is queued)"),
     ("(no multi-plane / interleave)", "advanced command = 0"),
@@ -233,6 +244,11 @@ avoid=1;
 WL=0;
 """
 SHIPPED_CHIP_LINES = 19  # chip number[0] .. chip number[18] in the shipped file
+# A prefill (Case.prefill_fraction): sequential writes of this many sectors, one every
+# PREFILL_GAP_NS (the drive keeps up), then PREFILL_SETTLE_NS before the case's own records.
+PREFILL_SECTORS = 512
+PREFILL_GAP_NS = 2_000_000
+PREFILL_SETTLE_NS = 1_000_000_000
 SECTOR = 512
 
 
@@ -250,6 +266,16 @@ class Case:
     aged_ratio: float | None = None
     # flashlane-only settings of the case (its aging)
     flashlane_extra: list[str] = field(default_factory=list)
+    # hand-made records (arrival ns, lsn, sectors, is_read), written in SSDsim's layout
+    records: list[tuple[int, int, int, bool]] | None = None
+    # arrival times multiplied by this in the file both simulators read (10x speed: 0.1)
+    time_scale: float = 1.0
+    # the trace first writes this share of the logical space (PREFILL_*), then waits; both
+    # simulators' figures leave those requests out (set by make_trace)
+    prefill_fraction: float | None = None
+    warmup_requests: int = 0
+    measure_from_ns: int = 0
+    prefill_pages: int = 0
 
 
 def random_spec(
@@ -275,12 +301,119 @@ align_bytes = {size}
 """
 
 
+def large_writes(count: int = 30) -> list[tuple[int, int, int, bool]]:
+    """Isolated writes of 512, 1,024 and 2,048 sectors (more than one page per chip of the
+    8 x 8 drive: 2, 4 and 8 pages per chip), 20 ms apart so that each finds the drive idle,
+    each with an 8-sector read 10 ms later elsewhere (SSDsim's statistics need reads)."""
+    records = []
+    for i in range(count):
+        t = i * 20_000_000
+        size = (512, 1024, 2048)[i % 3]
+        records.append((t, i * 4096, size, False))
+        records.append((t + 10_000_000, (1 << 22) + i * 64, 8, True))
+    return records
+
+
+def read_behind_write(count: int = 200) -> list[tuple[int, int, int, bool]]:
+    """A 256-sector write (one page on each of the 64 chips) and, 30 us later, a read of the
+    same 256 sectors (so of the same chips), every 5 ms, each pair on its own region."""
+    records = []
+    for i in range(count):
+        t, lsn = i * 5_000_000, i * 256
+        records.append((t, lsn, 256, False))
+        records.append((t + 30_000, lsn, 256, True))
+    return records
+
+
+def write_records(records: list[tuple[int, int, int, bool]], out: Path) -> None:
+    """Hand-made records in SSDsim's ASCII layout (`time device lsn size ope`, 1 = read)."""
+    with out.open("w") as dst:
+        for t, lsn, size, read in sorted(records):
+            dst.write(f"{t} 0 {lsn} {size} {int(read)}\n")
+
+
+def scale_times(path: Path, scale: float) -> None:
+    """Multiply the arrival times of an SSDsim ASCII trace by `scale` (rounded to whole ns),
+    in place: both simulators then replay the faster trace."""
+    lines = []
+    for line in path.read_text().splitlines():
+        parts = line.split()
+        if len(parts) == 5:
+            parts[0] = str(round(int(parts[0]) * scale))
+            lines.append(" ".join(parts))
+    path.write_text("\n".join(lines) + "\n")
+
+
+def add_prefill(case: Case, trace: Path, largest: int, subpages: int) -> None:
+    """Put the prefill of `case` in front of `trace` (in place) and note where the case's
+    own records start: the first `fraction` of the logical sectors written in order, in
+    PREFILL_SECTORS requests PREFILL_GAP_NS apart, then the records PREFILL_SETTLE_NS after
+    the last of them."""
+    fill = int(largest * case.prefill_fraction) // PREFILL_SECTORS * PREFILL_SECTORS
+    lines = [
+        f"{i * PREFILL_GAP_NS} 0 {lsn} {PREFILL_SECTORS} 0"
+        for i, lsn in enumerate(range(0, fill, PREFILL_SECTORS))
+    ]
+    start = len(lines) * PREFILL_GAP_NS + PREFILL_SETTLE_NS
+    for line in trace.read_text().splitlines():
+        parts = line.split()
+        if len(parts) == 5:
+            parts[0] = str(int(parts[0]) + start)
+            lines.append(" ".join(parts))
+    trace.write_text("\n".join(lines) + "\n")
+    case.warmup_requests = fill // PREFILL_SECTORS
+    case.measure_from_ns = start
+    case.prefill_pages = fill // subpages
+
+
 def shipped_trace(name: str) -> Path:
     """A trace of the repository's traces/ (the same files as ../shared/traces/)."""
     for folder in (TRACES, SHARED_TRACES):
         if (folder / name).exists():
             return folder / name
     return TRACES / name
+
+
+PIQ_MAP = REPO / "python/flashlane/reproduce/piq_map.py"
+# Three points of the PIQ effect map (`flashlane reproduce piq`, docs/results/piq.md): even
+# load and 16 hot chips at 0.4 of the channel bandwidth, where the map finds PIQ's gain over
+# NOOP-D, and 1 hot chip at 0.1, its best point against NOOP where the baseline keeps up.
+PIQ_MAP_POINTS = ((64, 0.4), (16, 0.4), (1, 0.1))
+
+
+def piq_map_spec():
+    """The PIQ map's own workload builder, `spec_text(hot, load, count, label)`, read from
+    python/flashlane/reproduce/piq_map.py: its constants and functions are taken from the
+    module's source without importing the package (which needs the built extension)."""
+    tree = ast.parse(PIQ_MAP.read_text())
+    keep = [
+        node
+        for node in tree.body
+        if isinstance(node, (ast.Assign, ast.AnnAssign))
+        or (isinstance(node, ast.FunctionDef) and node.name in ("gap_ns", "spec_text"))
+    ]
+    names: dict = {}
+    exec(compile(ast.Module(body=keep, type_ignores=[]), str(PIQ_MAP), "exec"), names)
+    return names["spec_text"], names["REQUESTS"]
+
+
+def piq_map_cases() -> list[Case]:
+    """PIQ_MAP_POINTS as cases: the map's workload on the validation's drive (empty but for
+    the pages the trace reads, as every case; the map's drive is full, which at 6,000
+    requests of whole pages starts no GC and no read-modify-write)."""
+    spec_text, count = piq_map_spec()
+    result = []
+    for hot, load in PIQ_MAP_POINTS:
+        result.append(
+            Case(
+                f"piq-map-hot{hot}-load{load}",
+                f"PIQ map point: {count:,} requests, half reads, 8 or 10 KiB, 90 % of them on "
+                f"{hot} of the 64 chips{' (even)' if hot == 64 else ''}, Poisson arrivals at "
+                f"{load} of the channel bandwidth (python/flashlane/reproduce/piq_map.py)",
+                spec=spec_text(hot, load, count, "PIQ map"),
+            )
+        )
+    return result
 
 
 def cases(quick: bool) -> list[Case]:
@@ -316,6 +449,32 @@ def cases(quick: bool) -> list[Case]:
             convert_options=["--allow-lossy"],
         ),
         Case(
+            "fin1-10x",
+            "financial1-head.ssdsim replayed 10x faster (arrival times x 0.1 in the file both "
+            "read, flashlane's --time-scale 0.1): the write-heavy trace under load",
+            trace=shipped_trace("financial1-head.ssdsim"),
+            time_scale=0.1,
+        ),
+        Case(
+            "fin1-100x",
+            "financial1-head.ssdsim replayed 100x faster (arrival times x 0.01): the "
+            "write-heavy trace loaded enough to queue",
+            trace=shipped_trace("financial1-head.ssdsim"),
+            time_scale=0.01,
+        ),
+        Case(
+            "large-writes",
+            "30 isolated writes of 512, 1,024 and 2,048 sectors (2 to 8 pages per chip), 20 ms "
+            "apart, each with an 8-sector read 10 ms later (hand-made)",
+            records=large_writes(),
+        ),
+        Case(
+            "read-behind-write",
+            "200 pairs: a 256-sector write (a page on each chip) and 30 us later a read of the "
+            "same sectors, every 5 ms (hand-made)",
+            records=read_behind_write(),
+        ),
+        Case(
             "rand",
             f"{n:,} random 4 KiB, 70 % reads, exp. 40 us gaps, 16 GiB span (flashlane gen)",
             spec=random_spec(n, 40_000, 0.7, 16 << 30, 4096),
@@ -326,6 +485,16 @@ def cases(quick: bool) -> list[Case]:
             "SSD (32 blocks per plane), both empty at start: GC from the trace's own overwrites",
             spec=random_spec(gc_n, 300_000, 0.1, 3 << 29, 8192),
             overrides={"geometry.blocks_per_plane": 32},
+        ),
+        Case(
+            "gc-filled",
+            "the gc case's drive (64 blocks per plane) empty at start, 0.7 of its logical space "
+            "written in order by the trace (512-sector writes 2 ms apart, not measured), 1 s "
+            "later 250,000 random 8 KiB, 10 % reads, exp. 300 us gaps, 3 GiB span: GC on "
+            "valid data in both",
+            spec=random_spec(250_000, 300_000, 0.1, 3 << 30, 8192),
+            overrides={"geometry.blocks_per_plane": gc_blocks},
+            prefill_fraction=0.7,
         ),
         Case(
             "gc",
@@ -481,9 +650,10 @@ def preprocess_programs(trace: Path, params: dict[str, str]) -> int:
 REQUEST_LINE = re.compile(r"^\s*-?\d+(\s+-?\d+){6,7}\s*$")
 
 
-def parse_ex_out(text: str, subpages: int) -> dict:
+def parse_ex_out(text: str, subpages: int, from_ns: int = 0) -> dict:
     """SSDsim's ex.out per-request lines (trace_output): `arrive lsn size ope begin end
-    process [wait]`; latency = end - arrive (ns)."""
+    process [wait]`; latency = end - arrive (ns). Requests arriving before `from_ns` (a
+    prefill) are left out."""
     lat = {0: [0, 0], 1: [0, 0]}  # ope -> [count, sum ns]
     write_pages = 0
     for line in text.splitlines():
@@ -491,6 +661,8 @@ def parse_ex_out(text: str, subpages: int) -> dict:
             continue
         cols = [int(c) for c in line.split()]
         arrive, lsn, size, ope, end = cols[0], cols[1], cols[2], cols[3], cols[5]
+        if arrive < from_ns:
+            continue
         lat[ope][0] += 1
         lat[ope][1] += end - arrive
         if ope == 0:
@@ -520,9 +692,18 @@ def parse_statistic(text: str) -> dict[str, float]:
     return values
 
 
-def ssdsim_summary(ex_out: str, statistic: str | None, params: dict[str, str], pre: int) -> dict:
-    """The table's figures from SSDsim's outputs (definitions in the module docstring)."""
-    ex = parse_ex_out(ex_out, int(params["subpage page"]))
+def ssdsim_summary(
+    ex_out: str,
+    statistic: str | None,
+    params: dict[str, str],
+    pre: int,
+    from_ns: int = 0,
+    prefill_pages: int = 0,
+) -> dict:
+    """The table's figures from SSDsim's outputs (definitions in the module docstring). With
+    a prefill (requests before `from_ns`, `prefill_pages` page programs on the fresh drive,
+    which collects no garbage while it fills), its programs are taken off the counts."""
+    ex = parse_ex_out(ex_out, int(params["subpage page"]), from_ns)
     stat = parse_statistic(statistic) if statistic else {}
     out = {
         "mean read us": ex["mean read us"],
@@ -538,7 +719,7 @@ def ssdsim_summary(ex_out: str, statistic: str | None, params: dict[str, str], p
     }
     if "program count" in stat:
         update = stat["the read operation leaded by un-covered update count"]
-        programs = stat["program count"] - pre
+        programs = stat["program count"] - pre - prefill_pages
         out["flash reads"] = stat["read count"] - update
         out["read-modify-write reads"] = update
         out["programs"] = programs
@@ -603,6 +784,12 @@ def make_trace(case: Case, flashlane: str, work: Path, params: dict[str, str]) -
     """The case's trace in SSDsim's layout with SSDsim's folding; returns it and the records
     folded."""
     raw = work / f"{case.name}.raw.ssdsim"
+    if case.records is not None:
+        write_records(case.records, raw)
+        trace = work / f"{case.name}.ssdsim"
+        folded = fold_trace(raw, trace, large_lsn(params))
+        raw.unlink()
+        return trace, folded
     if case.spec is not None:
         spec = work / f"{case.name}.spec.toml"
         spec.write_text(case.spec)
@@ -616,6 +803,10 @@ def make_trace(case: Case, flashlane: str, work: Path, params: dict[str, str]) -
     trace = work / f"{case.name}.ssdsim"
     folded = fold_trace(raw, trace, large_lsn(params))
     raw.unlink()
+    if case.time_scale != 1.0:
+        scale_times(trace, case.time_scale)
+    if case.prefill_fraction:
+        add_prefill(case, trace, large_lsn(params), int(params["subpage page"]))
     return trace, folded
 
 
@@ -668,7 +859,14 @@ def ssdsim_figures(
     if statistic is None and not note:
         note = "SSDsim wrote no statistics"
     pre = preprocess_programs(trace, params)
-    figures = ssdsim_summary(ex_out.read_text(errors="replace"), statistic, params, pre)
+    figures = ssdsim_summary(
+        ex_out.read_text(errors="replace"),
+        statistic,
+        params,
+        pre,
+        case.measure_from_ns,
+        case.prefill_pages,
+    )
     return figures, wall, note
 
 
@@ -684,6 +882,8 @@ def flashlane_figures(
     out = work / f"{case.name}.flashlane.{variant}.json"
     cmd = [flashlane, "run", "--preset", preset, "--trace", str(trace), "--format", "ssdsim"]
     cmd += ["--fold-addresses", "--json", str(out)]
+    if case.warmup_requests:
+        cmd += ["--warmup-requests", str(case.warmup_requests)]
     for key, value in case.overrides.items():
         cmd += ["--set", f"{key}={value}"]
     for setting in settings:
@@ -839,6 +1039,19 @@ def main() -> int:
         help="seconds after which an SSDsim run is stopped (default 3600)",
     )
     parser.add_argument(
+        "--piq-map-points",
+        action="store_true",
+        help="also run three points of the PIQ effect map (PIQ_MAP_POINTS; names "
+        "piq-map-hot*-load*, which --cases also takes)",
+    )
+    parser.add_argument(
+        "--time-scale",
+        type=float,
+        default=1.0,
+        help="multiply every case's arrival times by this in the file both simulators read "
+        "(0.1 = ten times faster; flashlane's --time-scale); the cases are renamed NAME-xSCALE",
+    )
+    parser.add_argument(
         "--stand-in",
         action="store_true",
         help=f"use {STAND_IN_PRESET} with the stand-in settings even if {PLATFORM_PRESET} exists",
@@ -876,12 +1089,23 @@ def main() -> int:
     stand_in = args.stand_in or not (PRESETS / f"{PLATFORM_PRESET}.toml").exists()
     preset = STAND_IN_PRESET if stand_in else PLATFORM_PRESET
     selected = cases(args.quick)
+    map_cases = piq_map_cases()
+    if args.piq_map_points:
+        selected += map_cases
     if args.cases:
+        selected += [c for c in map_cases if c.name in args.cases.split(",") and c not in selected]
         wanted = args.cases.split(",")
         unknown = set(wanted) - {c.name for c in selected}
         if unknown:
             raise SystemExit(f"ssdsim_validate: unknown case(s) {', '.join(sorted(unknown))}")
         selected = [c for c in selected if c.name in wanted]
+    if not args.time_scale > 0:
+        raise SystemExit("ssdsim_validate: --time-scale must be a positive number")
+    if args.time_scale != 1.0:
+        for case in selected:
+            case.name = f"{case.name}-x{args.time_scale:g}"
+            case.description += f"; arrival times x {args.time_scale:g}"
+            case.time_scale *= args.time_scale
     variants = args.variants.split(",") if args.variants else list(VARIANTS)
     if set(variants) - set(VARIANTS):
         raise SystemExit(f"ssdsim_validate: variants are {', '.join(VARIANTS)}")

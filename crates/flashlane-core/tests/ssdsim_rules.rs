@@ -233,7 +233,13 @@ fn the_platform_preset_gathers_the_rules() {
     let c = preset("ssdsim-platform", &[]);
     let text = toml::to_string(&c).unwrap();
     for line in [
-        "handover_at = \"next_device_event\"",
+        "handover_at = \"second_device_event\"",
+        "program_binding = \"at_transfer\"",
+        "program_order = \"lowest_idle_chip\"",
+        "gc = \"holds_channel\"",
+        "read_transfer = \"held_sectors\"",
+        "merged_read_ns = 1000",
+        "gc_trigger = \"free_pages\"",
         "handover_per_pass = \"one\"",
         "queue_includes_outstanding = true",
         "write_completion = \"data_transferred\"",
@@ -251,6 +257,8 @@ fn the_platform_preset_gathers_the_rules() {
         "handover_per_pass",
         "write_completion",
         "partial_page_writes",
+        "program_binding",
+        "gc_trigger",
     ] {
         assert!(!base.contains(key), "ssdsim-mlc-8x8 sets {key}");
     }
@@ -275,7 +283,8 @@ fn batch_cycles_with_the_fork_s_rule_is_refused_by_name() {
 
 #[test]
 fn the_platform_preset_is_its_base_preset_with_the_set_chain_reproduce_used() {
-    // The chain `flashlane reproduce piq` put on ssdsim-mlc-8x8 before the preset existed.
+    // The chain `flashlane reproduce piq` put on ssdsim-mlc-8x8 before the preset existed,
+    // with the rules issue 30 added.
     let chain = preset(
         "ssdsim-mlc-8x8",
         &[
@@ -284,10 +293,16 @@ fn the_platform_preset_is_its_base_preset_with_the_set_chain_reproduce_used() {
             ("device.queue_depth_requests", "1024"),
             ("device.write_completion", "data_transferred"),
             ("host.queue_includes_outstanding", "true"),
-            ("host.handover_at", "next_device_event"),
+            ("host.handover_at", "second_device_event"),
             ("host.handover_per_pass", "one"),
             ("interconnect.arbitration", "ssdsim_order"),
             ("ftl.partial_page_writes", "read_modify_write"),
+            ("ftl.gc_trigger", "free_pages"),
+            ("device.scheduler.program_binding", "at_transfer"),
+            ("device.scheduler.program_order", "lowest_idle_chip"),
+            ("device.scheduler.gc", "holds_channel"),
+            ("device.scheduler.read_transfer", "held_sectors"),
+            ("device.scheduler.merged_read_ns", "1000"),
         ],
     );
     let mut platform = preset("ssdsim-platform", &[]);
@@ -295,4 +310,314 @@ fn the_platform_preset_is_its_base_preset_with_the_set_chain_reproduce_used() {
     platform.description = chain.description.clone();
     platform.source = chain.source.clone();
     assert_eq!(platform, chain);
+}
+
+// Channel-first static allocation, chips numbered channel-major: logical page p is on
+// channel p mod 8, way (chip of its channel) (p / 8) mod 8, die (p / 64) mod 2. Pages 0, 8
+// and 72 are on channel 0: way 0 die 0, way 1 die 0, way 1 die 1; page 64 is way 0 die 1.
+
+/// A full page's program on the channel: command and data in.
+const W: u64 = CMD + XFER;
+
+#[test]
+fn a_program_takes_its_chip_only_at_its_transfer() {
+    // t=0: writes of page 0 (way 0) and page 8 (way 1), both on channel 0; t=10 us: a read of
+    // page 72 (way 1, die 1). Writes complete when their data is in (data_transferred).
+    // at_transfer: the channel takes page 0's program at 0 (busy to W); page 8's program
+    // waits on the channel, so way 1 is idle when the read comes: its command waits for the
+    // channel, goes at W (commands before programs), its array read ends at W + CMD + T_R, its
+    // data leaves by W + READ: latency W + READ - 10 us. Way 1 is then idle and the free
+    // channel takes page 8's program: done at 2 W + READ.
+    // at_issue (default): both programs take their chips at 0; page 8's waits for the channel
+    // until W and programs to 2 W + T_PROG; the read follows: latency 2 W + T_PROG + READ -
+    // 10 us; the writes end at W and 2 W.
+    let reqs = [
+        (0, 0, PAGE, false),
+        (0, 8 * PAGE, PAGE, false),
+        (10_000, 72 * PAGE, PAGE, true),
+    ];
+    let ack = ("device.write_completion", "data_transferred");
+    let bound = run(
+        drive(&[ack, ("device.scheduler.program_binding", "at_transfer")]),
+        "program-at-transfer",
+        &reqs,
+    );
+    assert_eq!(ns(bound.latency_us.read.max), W + READ - 10_000);
+    assert_eq!(ns(bound.latency_us.write.max), 2 * W + READ);
+    assert_eq!(ns(2.0 * bound.latency_us.write.mean), 3 * W + READ);
+    let issued = run(drive(&[ack]), "program-at-issue", &reqs);
+    assert_eq!(
+        ns(issued.latency_us.read.max),
+        2 * W + T_PROG + READ - 10_000
+    );
+    assert_eq!(ns(2.0 * issued.latency_us.write.mean), 3 * W);
+}
+
+#[test]
+fn a_free_channel_takes_the_lowest_idle_chip_s_program_die_0_first() {
+    // Writes at t=0, in this order: page 64 (way 0, die 1), page 8 (way 1), then one sector
+    // of page 0 (way 0, die 0; no read-modify-write here: its program moves one sector, WS).
+    // Programs wait on channel 0 (at_transfer); writes complete when their data is in.
+    // lowest_idle_chip: way 0 first, die 0 before die 1: page 0 [0, WS]; way 0 programs, so
+    // way 1: page 8 [WS, WS + W]; then no idle chip has a program until way 0 ends its
+    // program at WS + T_PROG: page 64 [WS + T_PROG, WS + T_PROG + W]. Sum of latencies
+    // 3 WS + 2 W + T_PROG.
+    // arrival: the oldest of an idle chip: page 64 [0, W], page 8 [W, 2 W], page 0 when way 0
+    // is idle, [W + T_PROG, W + T_PROG + WS]. Sum 4 W + T_PROG + WS.
+    const WS: u64 = CMD + SECTOR_XFER;
+    let reqs = [
+        (0, 64 * PAGE, PAGE, false),
+        (0, 8 * PAGE, PAGE, false),
+        (0, 0, SECTOR, false),
+    ];
+    let mut rules = vec![
+        ("device.write_completion", "data_transferred"),
+        ("device.scheduler.program_binding", "at_transfer"),
+    ];
+    let arrival = run(drive(&rules), "program-order-arrival", &reqs);
+    assert_eq!(ns(3.0 * arrival.latency_us.write.mean), 4 * W + T_PROG + WS);
+    rules.push(("device.scheduler.program_order", "lowest_idle_chip"));
+    let lowest = run(drive(&rules), "program-order-lowest", &reqs);
+    assert_eq!(
+        ns(3.0 * lowest.latency_us.write.mean),
+        3 * WS + 2 * W + T_PROG
+    );
+    assert_eq!(ns(lowest.latency_us.write.max), WS + T_PROG + W);
+}
+
+#[test]
+fn a_request_arriving_at_a_busy_queue_is_handed_over_an_event_later() {
+    // t=0: read page 0 (channel 0) into an empty queue of an idle device: at once, READ. Its
+    // events: command end CMD, array done CMD + T_R, done READ.
+    // t=1000: read page 1 (channel 1). The queue holds the first read, so SSDsim reads it in
+    // at its first event at or after 1000 (the array done at CMD + T_R) after that event's
+    // hand-over, and hands it over at the next event, READ: it ends at 2 READ, latency
+    // 2 READ - 1000 (next_device_event: CMD + T_R + READ - 1000).
+    let reqs = [(0, 0, PAGE, true), (1000, PAGE, PAGE, true)];
+    let s = run(
+        drive(&[("host.handover_at", "second_device_event")]),
+        "handover-second-event",
+        &reqs,
+    );
+    assert_eq!(ns(s.latency_us.read.max), 2 * READ - 1000);
+    assert_eq!(ns(2.0 * s.latency_us.read.mean), 3 * READ - 1000);
+}
+
+#[test]
+fn into_an_empty_queue_a_request_is_read_ahead() {
+    // A read of page 3 (channel 3) at t=0 (traces start at 0) ends at READ and empties the
+    // queue. Writes complete when their data is in; both arrive at t=1 ms into the empty
+    // queue of an idle device (SSDsim's clock is still at READ: they are not due before it
+    // moves).
+    // A: one sector of page 0 (channel 0), program WS. B: page 1 (channel 1).
+    // second_device_event: A is read ahead and handed over at 1 ms; B enters the queue at the
+    // end of that instant and goes at the next event, A's transfer end 1 ms + WS: B ends at
+    // 1 ms + WS + W. The queue is empty from then. A's program ends at 1 ms + WS + T_PROG,
+    // B's at 1 ms + WS + W + T_PROG.
+    // C: a read of page 2 (channel 2) at 1.23 ms, between them: a device event (A's program
+    // end) came since the queue emptied, so SSDsim moves its clock to C's arrival: latency
+    // READ. Writes: WS and WS + W.
+    // next_device_event: A and B both at 1 ms (B ends at 1 ms + W); C finds B's chip
+    // programming (a flash operation under way) and waits for the next event, B's program
+    // end 1 ms + W + T_PROG: latency W + T_PROG + READ - 230 us.
+    // (SSDsim, f87ee57 with the hand-over fix, FIFO: 13.0, 64.3 and 71.4 us.)
+    const WS: u64 = CMD + SECTOR_XFER;
+    let reqs = [
+        (0, 3 * PAGE, PAGE, true),
+        (1_000_000, 0, SECTOR, false),
+        (1_000_000, PAGE, PAGE, false),
+        (1_230_000, 2 * PAGE, PAGE, true),
+    ];
+    let ack = ("device.write_completion", "data_transferred");
+    let s = run(
+        drive(&[ack, ("host.handover_at", "second_device_event")]),
+        "read-ahead",
+        &reqs,
+    );
+    assert_eq!(ns(s.latency_us.read.max), READ);
+    assert_eq!(ns(2.0 * s.latency_us.write.mean), 2 * WS + W);
+    let next = run(
+        drive(&[ack, ("host.handover_at", "next_device_event")]),
+        "read-ahead-next-event",
+        &reqs,
+    );
+    assert_eq!(ns(next.latency_us.read.max), W + T_PROG + READ - 230_000);
+    assert_eq!(ns(2.0 * next.latency_us.write.mean), WS + W);
+}
+
+#[test]
+fn records_due_at_the_start_are_read_together() {
+    // Three reads at t=0 on channels 0, 1 and 2: SSDsim's clock starts at 0, so all three are
+    // read before its first pass; one per pass (FIFO): the first goes at 0, the second at the
+    // first command's end CMD, the third at 2 CMD: latencies READ, READ + CMD, READ + 2 CMD
+    // (SSDsim: 71.4, 71.5, 71.7 us). Mean READ + CMD.
+    let reqs = [
+        (0, 0, PAGE, true),
+        (0, PAGE, PAGE, true),
+        (0, 2 * PAGE, PAGE, true),
+    ];
+    let s = run(
+        drive(&[
+            ("host.handover_at", "second_device_event"),
+            ("host.handover_per_pass", "one"),
+        ]),
+        "due-at-start",
+        &reqs,
+    );
+    assert_eq!(ns(3.0 * s.latency_us.read.mean), 3 * (READ + CMD));
+}
+
+#[test]
+fn a_read_of_a_page_being_read_merges() {
+    // Reads of page 0 at t=0 and t=1000. Merged: the second completes 1000 ns after its
+    // hand-over, with no flash read: latencies READ and 1000, one flash read. Without the
+    // rule it waits for the chip: it ends at 2 READ, latency 2 READ - 1000.
+    let reqs = [(0, 0, PAGE, true), (1000, 0, PAGE, true)];
+    let merged = run(
+        drive(&[("device.scheduler.merged_read_ns", "1000")]),
+        "read-merge",
+        &reqs,
+    );
+    assert_eq!(ns(2.0 * merged.latency_us.read.mean), READ + 1000);
+    assert_eq!(merged.flash.reads, 1);
+    let plain = run(drive(&[]), "no-read-merge", &reqs);
+    assert_eq!(ns(plain.latency_us.read.max), 2 * READ - 1000);
+    assert_eq!(plain.flash.reads, 2);
+}
+
+#[test]
+fn a_read_moves_every_sector_its_page_holds() {
+    // The footprint is written before the trace, so page 0 holds all 4 sectors. A one-sector
+    // read moves them all under held_sectors: READ; by default one sector: CMD + T_R +
+    // SECTOR_XFER.
+    let reqs = [(0, 0, SECTOR, true)];
+    let footprint = ("precondition.write_trace_footprint", "true");
+    let held = run(
+        drive(&[
+            footprint,
+            ("device.scheduler.read_transfer", "held_sectors"),
+        ]),
+        "read-held",
+        &reqs,
+    );
+    assert_eq!(ns(held.latency_us.read.max), READ);
+    let asked = run(drive(&[footprint]), "read-asked", &reqs);
+    assert_eq!(ns(asked.latency_us.read.max), CMD + T_R + SECTOR_XFER);
+}
+
+#[test]
+fn garbage_collection_holds_its_channel() {
+    // One channel, two chips (ways), one die and plane each, 8 blocks of 4 pages; a quarter
+    // over-provisioned; GC below ceil(8 x 0.2) = 2 free blocks. Even logical pages are on way
+    // 0. One full-page write per ms to way 0, block by block: x, x, x, y_k with x = page 0 and
+    // y_k = page 2k (k = 1..6), filling blocks 0-5; blocks 0-4 then hold 3 stale pages and
+    // one valid (y_k). The 25th write (x) opens block 6, leaving 1 free block: GC collects one
+    // of blocks 0-4, one page move and an erase. The write's program ends at
+    // t_g = 24 ms + W + T_PROG, when way 0 is idle and the channel has no host work.
+    // holds_channel: GC starts at t_g and holds the channel for one move, D = 2 CMD + T_R +
+    // T_PROG + 2 XFER (the page out and back in). A read of page 1 (way 1) at t_g + 10 us
+    // waits for the channel: latency D + READ - 10 us.
+    // queued: the copyback and erase run on way 0 and use the channel only for commands, so
+    // the read takes READ.
+    let small = [
+        ("geometry.channels", "1"),
+        ("geometry.chips_per_channel", "2"),
+        ("geometry.dies_per_chip", "1"),
+        ("geometry.planes_per_die", "1"),
+        ("geometry.blocks_per_plane", "8"),
+        ("geometry.pages_per_block", "4"),
+        ("ftl.overprovisioning_fraction", "0.25"),
+        ("ftl.gc_threshold_fraction", "0.2"),
+    ];
+    let mut reqs: Vec<(u64, u64, u64, bool)> = Vec::new();
+    for k in 1..=6u64 {
+        for _ in 0..3 {
+            reqs.push((reqs.len() as u64 * 1_000_000, 0, PAGE, false));
+        }
+        reqs.push((reqs.len() as u64 * 1_000_000, 2 * k * PAGE, PAGE, false));
+    }
+    reqs.push((24_000_000, 0, PAGE, false));
+    let t_g = 24_000_000 + W + T_PROG;
+    reqs.push((t_g + 10_000, PAGE, PAGE, true));
+    let d = 2 * CMD + T_R + T_PROG + 2 * XFER;
+    let mut holds = small.to_vec();
+    holds.push(("device.scheduler.gc", "holds_channel"));
+    let s = run(drive(&holds), "gc-holds-channel", &reqs);
+    assert_eq!((s.flash.copybacks, s.flash.erases), (1, 1));
+    assert_eq!(ns(s.latency_us.read.max), d + READ - 10_000);
+    let q = run(drive(&small), "gc-queued", &reqs);
+    assert_eq!((q.flash.copybacks, q.flash.erases), (1, 1));
+    assert_eq!(ns(q.latency_us.read.max), READ);
+}
+
+#[test]
+fn gc_counts_free_pages_under_the_pages_trigger() {
+    // The small drive of the test above: a plane of 8 blocks of 4 pages on each way, GC
+    // threshold 0.2: ceil(8 x 0.2) = 2 free blocks, or ceil(32 x 0.2) = 7 free pages. Writes
+    // to way 0 only, one per ms. The 25th write opens the 7th block: 1 free block is left
+    // (below 2: GC under free_blocks) and 1 + 3 pages of the open block, 4 + 3 = 7 free pages
+    // (not below 7: no GC under free_pages). The 26th leaves 6 free pages: GC under
+    // free_pages too. One erase each time (one victim frees enough).
+    let small = [
+        ("geometry.channels", "1"),
+        ("geometry.chips_per_channel", "2"),
+        ("geometry.dies_per_chip", "1"),
+        ("geometry.planes_per_die", "1"),
+        ("geometry.blocks_per_plane", "8"),
+        ("geometry.pages_per_block", "4"),
+        ("ftl.overprovisioning_fraction", "0.25"),
+        ("ftl.gc_threshold_fraction", "0.2"),
+    ];
+    let writes = |n: usize| -> Vec<(u64, u64, u64, bool)> {
+        (0..n)
+            .map(|i| (i as u64 * 1_000_000, 2 * (i as u64 % 3) * PAGE, PAGE, false))
+            .collect()
+    };
+    let mut pages = small.to_vec();
+    pages.push(("ftl.gc_trigger", "free_pages"));
+    for (n, blocks_rule, pages_rule) in [(25, 1, 0), (26, 1, 1)] {
+        let b = run(drive(&small), "gc-free-blocks", &writes(n));
+        let p = run(drive(&pages), "gc-free-pages", &writes(n));
+        assert_eq!(
+            (b.flash.erases, p.flash.erases),
+            (blocks_rule, pages_rule),
+            "{n} writes"
+        );
+    }
+}
+
+#[test]
+fn the_ssdsim_switches_are_refused_where_they_cannot_act() {
+    for (overrides, key) in [
+        (
+            vec![
+                ("device.scheduler.kind", "ssdsim"),
+                ("device.scheduler.program_order", "lowest_idle_chip"),
+            ],
+            "device.scheduler.program_binding",
+        ),
+        (
+            vec![
+                ("device.scheduler.kind", "ssdsim"),
+                ("device.scheduler.gc", "holds_channel"),
+                ("interconnect.kind", "ideal"),
+            ],
+            "interconnect.kind",
+        ),
+        (
+            vec![
+                ("device.scheduler.kind", "ssdsim"),
+                ("device.scheduler.program_binding", "at_transfer"),
+                ("device.multiplane", "true"),
+            ],
+            "device.multiplane",
+        ),
+    ] {
+        let overrides: Vec<(String, String)> = overrides
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let err = Config::from_preset("ssdsim-mlc-8x8", &overrides).unwrap_err();
+        assert!(err.to_string().contains(key), "{err}");
+    }
 }

@@ -208,6 +208,9 @@ impl Config {
                 }
             }
             GcBlockRelease::EraseDone => {
+                if f.gc_trigger != crate::ftl::GcTrigger::FreeBlocks {
+                    return Err("ftl.gc_trigger = \"free_pages\" needs ftl.gc_block_release = \"translation\"".into());
+                }
                 if f.gc_max_victims_per_plane == 0 {
                     return Err("ftl.gc_max_victims_per_plane must be at least 1 with ftl.gc_block_release = \"erase_done\"".into());
                 }
@@ -329,9 +332,21 @@ impl Config {
             {
                 return Err("ftl.partial_page_writes = \"update_read\" is not modelled with device.scheduler.kind = \"sos\" (SOS may move or cancel a program that waits for its read)".into());
             }
+            if f.partial_page_writes == PartialPageWrites::UpdateRead
+                && d.scheduler
+                    .ssdsim_switches()
+                    .is_some_and(|s| s.program_binding == crate::device::ProgramBinding::AtTransfer)
+            {
+                return Err("ftl.partial_page_writes = \"update_read\" is not modelled with device.scheduler.program_binding = \"at_transfer\" (a free channel would take a program that waits for its read); SSDsim's own rule is \"read_modify_write\"".into());
+            }
         }
         if self.host.scheduler.piq_cycles_with_ssdsim_passes() {
             return Err("host.scheduler.batch_cycles applies to issue_rule = \"batch_lists\"; the ssdsim_passes rule never holds a request".into());
+        }
+        if let Some(switches) = d.scheduler.ssdsim_switches() {
+            let shared_bus = matches!(self.interconnect, InterconnectConfig::SharedBus { .. });
+            let erase_done = f.gc_block_release == GcBlockRelease::EraseDone;
+            switches.check(shared_bus, d.multiplane, erase_done)?;
         }
         Ok(())
     }

@@ -30,7 +30,9 @@ pub use out_of_order::OutOfOrder;
 pub use read_first::ReadFirst;
 pub use region_contention::{RegionContention, RegionContentionConfig};
 pub use sos::Sos;
-pub use ssdsim::Ssdsim;
+pub use ssdsim::{
+    GcJob, GcService, ProgramBinding, ProgramOrder, ReadTransfer, Ssdsim, SsdsimSwitches,
+};
 pub use write_buffer::{WriteBuffer, WriteBufferCounters, WriteBufferStats};
 
 /// When a host page program counts as done for its request (`device.write_completion`).
@@ -258,7 +260,29 @@ pub enum DeviceSchedulerConfig {
     },
     /// SSDsim's order (PIQ/VIOS platform): the whole chip is busy while any of its dies
     /// works; an idle chip starts its oldest read, else its oldest program or GC operation.
-    Ssdsim {},
+    /// Its switches are SSDsim's further rules, each off by default (device/ssdsim.rs;
+    /// docs/models/ssd-model.md, "SSDsim's platform rules").
+    Ssdsim {
+        /// When a program takes its chip: `at_issue` (default) or `at_transfer`.
+        #[serde(default, skip_serializing_if = "ProgramBinding::is_default")]
+        program_binding: ProgramBinding,
+        /// Which waiting program a free channel takes under `at_transfer`: `arrival`
+        /// (default) or `lowest_idle_chip`.
+        #[serde(default, skip_serializing_if = "ProgramOrder::is_default")]
+        program_order: ProgramOrder,
+        /// Garbage collection: `queued` (default) or `holds_channel`.
+        #[serde(default, skip_serializing_if = "GcService::is_default")]
+        gc: GcService,
+        /// Bytes a host read moves out of the chip: `requested` (default) or
+        /// `held_sectors`.
+        #[serde(default, skip_serializing_if = "ReadTransfer::is_default")]
+        read_transfer: ReadTransfer,
+        /// A host read of a physical page that a read already queued or under way reads
+        /// completes this many ns after its hand-over, with no flash work (SSDsim's
+        /// `creat_sub_request`: 1000). Absent = off.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        merged_read_ns: Option<u64>,
+    },
     /// MQSim's `TSU_OutOfOrder` order (GC not preemptible): per die, mapping reads, then GC
     /// reads, GC programs and copybacks, erases, then host reads, then writes; an idle die of
     /// the chip takes the head of the highest non-empty class, the oldest head first inside a
@@ -276,8 +300,50 @@ impl DeviceSchedulerConfig {
             DeviceSchedulerConfig::InOrder {} => "in_order",
             DeviceSchedulerConfig::OutOfOrder {} => "out_of_order",
             DeviceSchedulerConfig::Sos { .. } => "sos",
-            DeviceSchedulerConfig::Ssdsim {} => "ssdsim",
+            DeviceSchedulerConfig::Ssdsim { .. } => "ssdsim",
             DeviceSchedulerConfig::ReadFirst {} => "read_first",
+        }
+    }
+
+    /// The `ssdsim` scheduler's switches (`None` for other kinds).
+    pub fn ssdsim_switches(&self) -> Option<SsdsimSwitches> {
+        match self {
+            DeviceSchedulerConfig::Ssdsim {
+                program_binding,
+                program_order,
+                gc,
+                ..
+            } => Some(SsdsimSwitches {
+                program_binding: *program_binding,
+                program_order: *program_order,
+                gc: *gc,
+            }),
+            _ => None,
+        }
+    }
+
+    /// The `ssdsim` scheduler's read rules: `read_transfer` and `merged_read_ns` (the
+    /// defaults for other kinds).
+    pub fn ssdsim_read_rules(&self) -> (ReadTransfer, Option<u64>) {
+        match self {
+            DeviceSchedulerConfig::Ssdsim {
+                read_transfer,
+                merged_read_ns,
+                ..
+            } => (*read_transfer, *merged_read_ns),
+            _ => (ReadTransfer::Requested, None),
+        }
+    }
+
+    /// The scheduler for a drive of `geometry`.
+    pub fn build_on(&self, geometry: &crate::geometry::Geometry) -> AnyDeviceScheduler {
+        match self.ssdsim_switches() {
+            Some(switches) => AnyDeviceScheduler::Ssdsim(Ssdsim::with_switches(
+                geometry.chips(),
+                geometry.dies_per_chip,
+                switches,
+            )),
+            None => self.build(geometry.chips()),
         }
     }
 
@@ -291,7 +357,7 @@ impl DeviceSchedulerConfig {
                 queue_size_leveller,
                 write_hit_manager,
             } => AnyDeviceScheduler::Sos(Sos::new(chips, *queue_size_leveller, *write_hit_manager)),
-            DeviceSchedulerConfig::Ssdsim {} => AnyDeviceScheduler::Ssdsim(Ssdsim::new(chips)),
+            DeviceSchedulerConfig::Ssdsim { .. } => AnyDeviceScheduler::Ssdsim(Ssdsim::new(chips)),
             DeviceSchedulerConfig::ReadFirst {} => {
                 AnyDeviceScheduler::ReadFirst(ReadFirst::new(chips))
             }

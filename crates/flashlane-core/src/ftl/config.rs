@@ -108,6 +108,29 @@ pub struct FtlConfig {
     /// the victim's erase waits for every program).
     #[serde(default, skip_serializing_if = "GcPageMove::is_default")]
     pub gc_page_move: GcPageMove,
+    /// What `gc_threshold_fraction` is a share of: `free_blocks` (the default: GC while a
+    /// plane's free blocks are below the threshold) or `free_pages` (SSDsim's `get_ppn`: GC
+    /// when a program leaves its plane with fewer free pages, the open block's included, than
+    /// `gc_threshold_fraction` x pages per plane). Needs `gc_block_release = "translation"`.
+    #[serde(default, skip_serializing_if = "GcTrigger::is_default")]
+    pub gc_trigger: GcTrigger,
+}
+
+/// What the garbage-collection threshold counts (`ftl.gc_trigger`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GcTrigger {
+    /// Free blocks of the plane.
+    #[default]
+    FreeBlocks,
+    /// Free pages of the plane (SSDsim's `free_page` count, `get_ppn`).
+    FreePages,
+}
+
+impl GcTrigger {
+    pub fn is_default(&self) -> bool {
+        *self == GcTrigger::FreeBlocks
+    }
 }
 
 impl FtlConfig {
@@ -189,6 +212,7 @@ impl FtlConfig {
             translation_reserved_blocks_per_plane: 0,
             partial_page_writes: Default::default(),
             gc_page_move: Default::default(),
+            gc_trigger: Default::default(),
         }
     }
 }

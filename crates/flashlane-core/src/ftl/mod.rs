@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use crate::geometry::{Geometry, StaticMap};
 use crate::Error;
 
-pub use config::{AllocationConfig, FtlConfig, GcBlockRelease, GcPageMove};
+pub use config::{AllocationConfig, FtlConfig, GcBlockRelease, GcPageMove, GcTrigger};
 pub use mapping::{ChunkedTable, PageMap};
 pub use partial_pages::{PartialPageWrites, PartialPages};
 pub use plane::{BlockState, Plane, INVALID};
@@ -123,6 +123,8 @@ pub struct Ftl {
     map: PageMap,
     planes: Vec<Plane>,
     gc_threshold_blocks: u32,
+    /// Under `ftl.gc_trigger = "free_pages"`: GC while a plane has fewer free pages.
+    gc_threshold_pages: Option<u64>,
     pages_per_plane: u64,
     /// (chip, global die) of every plane, so translation needs no divisions.
     plane_targets: Vec<(u32, u32)>,
@@ -184,6 +186,8 @@ impl Ftl {
                 })
                 .collect(),
             gc_threshold_blocks,
+            gc_threshold_pages: (config.gc_trigger == GcTrigger::FreePages)
+                .then(|| (pages_per_plane as f64 * config.gc_threshold_fraction).ceil() as u64),
             pages_per_plane,
             plane_targets: (0..geometry.planes())
                 .map(|plane| {
@@ -620,7 +624,7 @@ impl Ftl {
 
     /// Greedy GC inside `plane` until it has at least the threshold of free blocks again.
     fn collect_if_needed(&mut self, plane: u32, gc_ops: &mut Vec<GcOp>) -> Result<(), Error> {
-        while self.planes[plane as usize].free_blocks() < self.gc_threshold_blocks {
+        while self.below_gc_threshold(plane) {
             let Some(victim) = self.planes[plane as usize].greedy_victim() else {
                 return Ok(()); // nothing reclaimable yet: every full block is entirely valid
             };
@@ -633,6 +637,16 @@ impl Ftl {
             });
         }
         Ok(())
+    }
+
+    /// Whether `plane` is below the garbage-collection threshold (`ftl.gc_trigger`).
+    #[inline]
+    fn below_gc_threshold(&self, plane: u32) -> bool {
+        let p = &self.planes[plane as usize];
+        match self.gc_threshold_pages {
+            None => p.free_blocks() < self.gc_threshold_blocks,
+            Some(pages) => p.free_pages() < pages,
+        }
     }
 
     /// Deferred release: `checks` blocks were just opened in `plane`. For each (and for each

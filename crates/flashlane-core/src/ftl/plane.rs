@@ -140,6 +140,16 @@ impl Plane {
         self.free.len() as u32
     }
 
+    /// Pages that can still be written: the free blocks' and the open blocks' rest.
+    pub fn free_pages(&self) -> u64 {
+        let open_rest = [self.active, self.active_gc]
+            .into_iter()
+            .flatten()
+            .map(|b| u64::from(self.pages_per_block - self.blocks[b as usize].next_page))
+            .sum::<u64>();
+        u64::from(self.free_blocks()) * u64::from(self.pages_per_block) + open_rest
+    }
+
     /// Append full block `b` to the list of its valid-page count.
     fn bucket_push(&mut self, b: u32) {
         let v = self.blocks[b as usize].valid_pages as usize;

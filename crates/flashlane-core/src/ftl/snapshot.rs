@@ -175,6 +175,7 @@ impl Ftl {
             static_map: _,
             dynamic: _,
             gc_threshold_blocks: _,
+            gc_threshold_pages: _,
             pages_per_plane: _,
             plane_targets: _,
             block_choice: _,

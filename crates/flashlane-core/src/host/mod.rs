@@ -310,10 +310,11 @@ pub struct HostConfig {
     pub queue_includes_outstanding: bool,
     pub scheduler: HostSchedulerConfig,
     /// When a waiting request may be handed to the device: `arrival` (the default: at once,
-    /// whenever the device has room) or `next_device_event` (SSDsim: at the first internal
+    /// whenever the device has room), `next_device_event` (SSDsim: at the first internal
     /// event of the device, a transfer or flash operation ending, at or after its arrival;
-    /// at its arrival only when no flash operation is under way). docs/models/ssd-model.md,
-    /// "SSDsim's hand-over".
+    /// at its arrival only when no flash operation is under way) or `second_device_event`
+    /// (SSDsim's loop order: the event after that, see [`HandoverAt`]).
+    /// docs/models/ssd-model.md, "SSDsim's platform rules".
     #[serde(default, skip_serializing_if = "HandoverAt::is_default")]
     pub handover_at: HandoverAt,
     /// Requests handed over per hand-over pass: `all` (the default: while the device has
@@ -341,6 +342,15 @@ pub enum HandoverAt {
     /// At the device's next internal event at or after the arrival (SSDsim's main loop,
     /// which distributes requests only when it advances its clock to an event).
     NextDeviceEvent,
+    /// SSDsim's loop as it runs (`ssd.c: simulate`): it reads the trace records that are due
+    /// (`get_requests`) *before* it moves its clock to the next internal event and
+    /// distributes there, so a request that arrives while its request queue holds others
+    /// enters the queue at the first device event at or after its arrival, after that
+    /// event's hand-over, and is handed over at a later event. Into an empty queue a record is
+    /// read ahead of its time and handed over at its arrival, unless no device event came
+    /// since the queue emptied while one is pending: then at that event. Open-loop replay
+    /// only (paced replay admits as `next_device_event`).
+    SecondDeviceEvent,
 }
 
 impl HandoverAt {

@@ -397,6 +397,25 @@ impl Links {
         l.nobody_waits().then_some(l.busy_until_ns)
     }
 
+    /// Whether `link` is free at `now_ns` with no transfer waiting for it.
+    pub(crate) fn idle_at(&self, now_ns: u64, link: usize) -> bool {
+        self.free_from(link).is_some_and(|free| free <= now_ns)
+    }
+
+    /// Hold `link`, idle at `now_ns`, until `until_ns` without a transfer (SSDsim's GC keeps
+    /// its channel busy while it moves a victim's pages). Returns false, changing nothing,
+    /// if the link is not idle.
+    pub(crate) fn hold(&mut self, now_ns: u64, link: usize, until_ns: u64) -> bool {
+        if !self.idle_at(now_ns, link) || until_ns < now_ns {
+            return false;
+        }
+        let l = &mut self.links[link];
+        l.busy_until_ns = until_ns;
+        l.busy_ns += until_ns - now_ns;
+        self.report.last_transfer_end_ns = self.report.last_transfer_end_ns.max(until_ns);
+        true
+    }
+
     /// Transfers waiting for `link`.
     pub(crate) fn waiting(&self, link: usize) -> usize {
         let l = &self.links[link];

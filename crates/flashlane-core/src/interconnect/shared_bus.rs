@@ -18,6 +18,21 @@ impl SharedBus {
     }
 }
 
+impl SharedBus {
+    /// Whether `chip`'s channel is free at `now_ns` with no transfer waiting for it.
+    pub fn channel_idle(&self, now_ns: u64, chip: u32) -> bool {
+        self.links
+            .idle_at(now_ns, (chip / self.chips_per_channel) as usize)
+    }
+
+    /// Keep `chip`'s channel, idle at `now_ns`, busy until `until_ns` (SSDsim's GC); false
+    /// if it is not idle.
+    pub fn hold_channel(&mut self, now_ns: u64, chip: u32, until_ns: u64) -> bool {
+        self.links
+            .hold(now_ns, (chip / self.chips_per_channel) as usize, until_ns)
+    }
+}
+
 impl Interconnect for SharedBus {
     fn acquire(&mut self, now_ns: u64, chip: u32, die: u32, what: Transfer) -> Acquire {
         self.links

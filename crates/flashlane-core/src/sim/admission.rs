@@ -66,6 +66,9 @@ impl Simulation {
         now: u64,
         next_record: &mut dyn FnMut() -> Result<Option<Arrival>, Error>,
     ) -> Result<(), Error> {
+        if self.ssdsim_loop.deferred_admission {
+            return self.ssdsim_arrival(now, next_record);
+        }
         if self.recorder.window_opens_at(self.next_seq) {
             self.open_window(now);
         }
@@ -209,7 +212,10 @@ impl Simulation {
         }
         let pass_allowed = !self.rules.transfer_events || self.pass_allowed(now);
         loop {
-            self.admit_arrived(now, next_record)?;
+            // Under `second_device_event` records enter at the end of an instant.
+            if !self.ssdsim_loop.deferred_admission {
+                self.admit_arrived(now, next_record)?;
+            }
             if self.outstanding_slots >= self.device_queue_depth || self.host.is_empty() {
                 break;
             }

@@ -49,7 +49,10 @@ impl Simulation {
     }
 
     /// Hand a transaction to the device scheduler; complete the writes it cancelled.
-    pub(super) fn enqueue_device(&mut self, now: u64, txn: Transaction) {
+    pub(super) fn enqueue_device(&mut self, now: u64, mut txn: Transaction) {
+        if self.ssdsim_loop.read_rules() && self.ssdsim_read(now, &mut txn) {
+            return;
+        }
         self.device.enqueue(txn, &mut device_ctx!(self, now));
         self.queue_changed(now, txn.chip);
         self.finish_cancelled(now);
@@ -132,6 +135,9 @@ impl Simulation {
             // The die starts working with its first bus cycle; waiting for the bus to send the
             // command is the controller's wait, not the chip's work.
             self.recorder.die_started(grant.start_ns, txn.chip);
+        }
+        if stage == Stage::ReadData && self.ssdsim_loop.tracks_reads() {
+            self.ssdsim_read_leaves(&txn);
         }
         let end = grant.end_ns;
         if self.rules.transfer_events && stage != Stage::ReadData {

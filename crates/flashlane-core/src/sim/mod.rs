@@ -58,6 +58,7 @@ mod admission;
 mod completion;
 mod dispatch;
 mod flash;
+mod ssdsim_loop;
 mod stuck;
 
 #[derive(Debug, Clone, Copy)]
@@ -85,6 +86,9 @@ enum Event {
     CommandAtDevice { request: u32 },
     /// `host.link`: the completion of `request` reached the host.
     HostCompletion { request: u32 },
+    /// `device.scheduler.merged_read_ns`: a page of `request` merged with a read of its page
+    /// is done (not an internal event of SSDsim's: no hand-over pass).
+    ReadMerged { request: u32 },
 }
 
 /// What a die's current transfer is for (what follows when it ends).
@@ -243,6 +247,8 @@ pub struct Simulation {
     /// MQSim's PCIe link (`host.link`): commands and data cross it before and after the
     /// device's work.
     link: Option<PcieLink>,
+    /// SSDsim's rules run at the end of an instant, and on its reads (ssdsim_loop.rs).
+    ssdsim_loop: ssdsim_loop::SsdsimLoop,
 }
 
 /// MQSim's update read (`ftl.partial_page_writes = "update_read"`): the read a partial-page
@@ -315,6 +321,7 @@ impl Simulation {
         let dies = g.dies() as usize;
         let logical_bytes = ftl.logical_pages() * u64::from(g.page_bytes);
         let pacing = Pacing::new(options.replay, options.max_requests);
+        let ssdsim_loop = ssdsim_loop::SsdsimLoop::new(config, pacing.paced());
         let mut recorder = SimRecorder::new(
             chips,
             dies,
@@ -382,7 +389,7 @@ impl Simulation {
             device_queue_depth: config.device.queue_depth_requests,
             events: EventQueue::new(),
             host: config.host.scheduler.build(),
-            device: config.device.scheduler.build(g.chips()),
+            device: config.device.scheduler.build_on(&g),
             interconnect: config.interconnect.build(&g, &config.timing),
             ftl,
             requests: Vec::with_capacity(1024),
@@ -412,11 +419,12 @@ impl Simulation {
             touched_chips: Vec::with_capacity(chips),
             cancelled: Vec::with_capacity(8),
             rules: SsdsimRules {
-                at_next_event: config.host.handover_at == HandoverAt::NextDeviceEvent,
+                at_next_event: config.host.handover_at != HandoverAt::Arrival,
                 one_per_pass: config.host.handover_per_pass == HandoverPerPass::One,
                 needs_idle_channels: config.host.handover_needs_idle_channels,
                 ack_at_transfer: config.device.write_completion == WriteCompletion::DataTransferred,
-                transfer_events: config.host.handover_at == HandoverAt::NextDeviceEvent
+                transfer_events: config.host.handover_at != HandoverAt::Arrival
+                    || ssdsim_loop.needs_transfer_events()
                     || config.host.handover_needs_idle_channels
                     || config.device.write_completion == WriteCompletion::DataTransferred,
                 pass_open_at: None,
@@ -446,6 +454,7 @@ impl Simulation {
                 .as_ref()
                 .map(|c| RegionContention::new(c, g.page_bytes, logical_bytes)),
             link: config.host.link.build(),
+            ssdsim_loop,
             geometry: g,
         }
     }
@@ -474,6 +483,18 @@ impl Simulation {
         loop {
             // The next open-loop arrival is not kept in the event queue: it is taken when it is
             // due, before queued events of the same time (one heap operation less per request).
+            if let Some(instant) = self.ssdsim_loop.pending {
+                // SSDsim's rules: the instant's last event is done when nothing else is due
+                // at it.
+                let next = match (self.next_arrival_ns, self.events.peek_time_ns()) {
+                    (Some(a), Some(e)) => Some(a.min(e)),
+                    (a, e) => a.or(e),
+                };
+                if next.is_none_or(|t| t > instant) {
+                    self.end_instant(instant, next_record)?;
+                    continue;
+                }
+            }
             let arrival_due = self
                 .next_arrival_ns
                 .filter(|at| self.events.peek_time_ns().is_none_or(|t| *at <= t));
@@ -504,6 +525,10 @@ impl Simulation {
                 Event::HandoverPass => self.try_dispatch(now, next_record)?,
                 Event::CommandAtDevice { request } => self.split_request(now, request)?,
                 Event::HostCompletion { request } => self.complete_for_host(now, request),
+                Event::ReadMerged { request } => self.on_read_merged(now, request),
+            }
+            if self.ssdsim_loop.active {
+                self.ssdsim_loop.pending = Some(now);
             }
             if self.rules.transfer_events
                 && !matches!(
@@ -513,6 +538,7 @@ impl Simulation {
                         | Event::HandoverPass
                         | Event::CommandAtDevice { .. }
                         | Event::HostCompletion { .. }
+                        | Event::ReadMerged { .. }
                 )
             {
                 // Every other event is the device's: SSDsim's loop makes a hand-over pass.
