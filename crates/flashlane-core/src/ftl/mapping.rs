@@ -1,5 +1,7 @@
 //! Page-level logical -> physical map whose memory grows with the logical pages touched.
 
+use super::fill::FillMap;
+
 /// Entries per lazily allocated chunk.
 const CHUNK_BITS: u32 = 16;
 const CHUNK: usize = 1 << CHUNK_BITS;
@@ -164,6 +166,11 @@ impl ChunkedTable {
         (self.allocated_chunks * CHUNK * 4) as u64
     }
 
+    /// Whether chunk `c` is allocated.
+    fn is_allocated(&self, c: usize) -> bool {
+        self.chunks.get(c).is_some_and(|at| at.block != NO_BLOCK)
+    }
+
     /// Hint the CPU to start loading entry `index` (a random look-up misses the cache; asking
     /// early lets the simulation do other work meanwhile). No effect on results.
     pub fn prefetch(&self, index: u64) {
@@ -181,10 +188,15 @@ impl ChunkedTable {
 }
 
 /// Logical page -> physical page map. Physical page numbers are stored plus one (0 = unmapped).
+/// After an in-order fill (ftl/fill.rs) an entry not written since reads the fill's formula.
 #[derive(Debug)]
 pub struct PageMap {
     pub(super) table: ChunkedTable,
     logical_pages: u64,
+    fill: Option<Box<FillMap>>,
+    /// Chunks holding a page of the fill, a bit each: a page-by-page fill would have
+    /// allocated them, and [`PageMap::allocated_bytes`] counts them so.
+    fill_chunks: Vec<u64>,
 }
 
 impl PageMap {
@@ -192,6 +204,8 @@ impl PageMap {
         PageMap {
             table: ChunkedTable::new(logical_pages),
             logical_pages,
+            fill: None,
+            fill_chunks: Vec::new(),
         }
     }
 
@@ -199,24 +213,79 @@ impl PageMap {
         self.logical_pages
     }
 
+    #[inline]
     pub fn get(&self, lpn: u64) -> Option<u32> {
         match self.table.get(lpn) {
-            0 => None,
+            0 => self.fill_get(lpn),
             v => Some(v - 1),
         }
+    }
+
+    /// An entry never written: the fill's formula, if there is one. Out of line so that the
+    /// usual look-up stays one table access.
+    #[inline(never)]
+    fn fill_get(&self, lpn: u64) -> Option<u32> {
+        self.fill.as_deref()?.ppn_of(lpn)
     }
 
     pub fn set(&mut self, lpn: u64, ppn: u32) {
         self.table.set(lpn, ppn + 1);
     }
 
-    pub fn allocated_bytes(&self) -> u64 {
-        self.table.allocated_bytes()
+    /// Nothing mapped (no entry written, no fill).
+    pub(super) fn is_empty(&self) -> bool {
+        self.fill.is_none() && self.table.allocated_bytes() == 0
     }
 
-    /// Every mapped logical page, in order.
-    pub fn mapped_lpns(&self) -> impl Iterator<Item = u64> + '_ {
-        self.table.nonzero_indices()
+    /// The fill's formula, when the drive was filled in order.
+    pub(super) fn fill(&self) -> Option<&FillMap> {
+        self.fill.as_deref()
+    }
+
+    /// Map the pages of `fill` by its formula.
+    pub(super) fn install_fill(&mut self, fill: FillMap) {
+        let chunks = self.table.chunk_count();
+        self.fill_chunks = vec![0; chunks.div_ceil(64)];
+        let mut mark = |lpn: u64| {
+            let c = (lpn >> CHUNK_BITS) as usize;
+            self.fill_chunks[c / 64] |= 1 << (c % 64);
+        };
+        let written = fill.written();
+        for (w, &word) in written.words().iter().enumerate() {
+            // A chunk is a whole number of words (CHUNK is a multiple of 64).
+            if word != 0 {
+                mark(w as u64 * 64);
+            }
+        }
+        self.fill = Some(Box::new(fill));
+    }
+
+    /// Bytes of the map's chunks, counting those holding fill pages as allocated: the map a
+    /// page-by-page fill builds, which `memory.mapping_bytes` reports whatever the form.
+    pub fn allocated_bytes(&self) -> u64 {
+        if self.fill.is_none() {
+            return self.table.allocated_bytes();
+        }
+        let chunks = (0..self.table.chunk_count())
+            .filter(|&c| {
+                self.table.is_allocated(c) || self.fill_chunks[c / 64] & (1 << (c % 64)) != 0
+            })
+            .count();
+        (chunks * CHUNK * 4) as u64
+    }
+
+    /// Every mapped logical page, in order. After a fill this tests every logical page (the
+    /// fill's set is built first, a bit per logical page): it runs once, when a cached
+    /// mapping table starts.
+    pub fn mapped_lpns(&self) -> Box<dyn Iterator<Item = u64> + '_> {
+        let Some(fill) = self.fill.as_deref() else {
+            return Box::new(self.table.nonzero_indices());
+        };
+        let written = fill.written();
+        Box::new(
+            (0..self.logical_pages)
+                .filter(move |&lpn| written.contains(lpn) || self.table.get(lpn) != 0),
+        )
     }
 
     /// See [`ChunkedTable::prefetch`].

@@ -6,6 +6,7 @@
 
 pub mod cmt;
 mod config;
+mod fill;
 mod mapping;
 pub mod partial_pages;
 mod plane;
@@ -346,7 +347,7 @@ impl Ftl {
             .planes
             .iter()
             .flat_map(|p| p.blocks.iter())
-            .filter(|b| b.reverse.is_some())
+            .filter(|b| b.reverse.is_some() || b.holds_fill())
             .count() as u64
             * self.geometry.pages_per_block as u64
             * 4;
@@ -578,8 +579,7 @@ impl Ftl {
         fast: bool,
     ) -> Result<PhysicalTarget, Error> {
         if let Some(old) = self.map.get(lpn) {
-            let (p, b, pg) = self.split_ppn(old);
-            self.planes[p as usize].invalidate(b, pg);
+            self.invalidate(old);
         }
         let (block, page) = self.planes[plane as usize].allocate_page_in(lpn as u32, fast).ok_or_else(|| {
             Error::Workload(format!(
@@ -594,6 +594,17 @@ impl Ftl {
             shadow.ppn_version[ppn as usize] = version;
         }
         Ok(self.target_of(ppn))
+    }
+
+    /// Invalidate physical page `ppn` (its logical page now lives elsewhere), materialising
+    /// its block's reverse map first when the block holds fill pages as a formula.
+    #[inline]
+    fn invalidate(&mut self, ppn: u32) {
+        let (p, b, pg) = self.split_ppn(ppn);
+        if !self.planes[p as usize].invalidate(b, pg) {
+            self.materialise_block(p, b);
+            self.planes[p as usize].invalidate(b, pg);
+        }
     }
 
     /// Least-loaded chip (ties: round-robin from the last chip chosen), then round-robin over
@@ -764,8 +775,7 @@ impl Ftl {
     /// Place a page moved by GC on `plane`'s GC open block (`ftl.gc_separate_write_block`).
     fn place_gc_write(&mut self, lpn: u64, plane: u32) -> Result<PhysicalTarget, Error> {
         if let Some(old) = self.map.get(lpn) {
-            let (p, b, pg) = self.split_ppn(old);
-            self.planes[p as usize].invalidate(b, pg);
+            self.invalidate(old);
         }
         let (block, page) = self.planes[plane as usize]
             .allocate_gc_page(lpn as u32)

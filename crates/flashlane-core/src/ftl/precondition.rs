@@ -100,6 +100,31 @@ impl Footprint {
         true
     }
 
+    /// Mark the `count` logical pages from `start` on, wrapping at `logical`, a word at a
+    /// time.
+    pub fn insert_wrapping(&mut self, start: u64, count: u64, logical: u64) {
+        let end = start + count;
+        let ranges = if end <= logical {
+            [(start, end), (0, 0)]
+        } else {
+            [(start, logical), (0, end - logical)]
+        };
+        for (first, last) in ranges {
+            let mut lpn = first;
+            while lpn < last {
+                let bits = (64 - lpn % 64).min(last - lpn);
+                let mask = if bits == 64 {
+                    u64::MAX
+                } else {
+                    ((1u64 << bits) - 1) << (lpn % 64)
+                };
+                self.words[(lpn / 64) as usize] |= mask;
+                lpn += bits;
+            }
+        }
+        self.pages = self.words.iter().map(|w| u64::from(w.count_ones())).sum();
+    }
+
     /// Start loading the word of `lpn`'s bit (a performance hint).
     #[inline]
     pub fn prefetch(&self, lpn: u64) {
@@ -175,12 +200,35 @@ pub struct SnapshotReport {
 }
 
 /// Fill the drive: the footprint first (in logical order), then pages from a seeded random
-/// start up to `fill_fraction` of logical capacity; then optionally age it.
+/// start up to `fill_fraction` of logical capacity; then optionally age it. A fill beyond the
+/// footprint on a fresh drive is written as a formula (ftl/fill.rs), with the state writing
+/// page by page leaves.
 pub fn precondition(
     ftl: &mut Ftl,
     config: &PreconditionConfig,
     footprint: Option<&Footprint>,
     seed: u64,
+) -> Result<PreconditionReport, Error> {
+    precondition_with(ftl, config, footprint, seed, true)
+}
+
+/// [`precondition`] writing every page one by one (the reference the formula is tested on).
+#[cfg(test)]
+pub(super) fn precondition_page_by_page(
+    ftl: &mut Ftl,
+    config: &PreconditionConfig,
+    footprint: Option<&Footprint>,
+    seed: u64,
+) -> Result<PreconditionReport, Error> {
+    precondition_with(ftl, config, footprint, seed, false)
+}
+
+fn precondition_with(
+    ftl: &mut Ftl,
+    config: &PreconditionConfig,
+    footprint: Option<&Footprint>,
+    seed: u64,
+    formula: bool,
 ) -> Result<PreconditionReport, Error> {
     let started = std::time::Instant::now();
     let mut report = PreconditionReport::default();
@@ -188,35 +236,33 @@ pub fn precondition(
     let chips = ftl.geometry.chips() as usize;
     let no_load = vec![0u32; chips];
     let mut gc_ops = Vec::new();
-    let mut written = Footprint::new(logical);
-    if let Some(footprint) = footprint.filter(|_| config.write_trace_footprint) {
-        for lpn in footprint.iter() {
-            ftl.write(lpn, &no_load, &mut gc_ops)?;
-            gc_ops.clear();
-            written.insert(lpn);
-        }
-        report.footprint_pages = written.pages();
-    }
+    let footprint = footprint.filter(|_| config.write_trace_footprint);
     let target = (config.fill_fraction * logical as f64) as u64;
-    if written.pages() < target {
-        // The rest of the fill goes to the logical pages after a seeded random start, in
-        // address order (wrapping): static striping still spreads it evenly over the planes,
-        // and the mapping table grows only with the pages filled.
+    let footprint_pages = footprint.map_or(0, Footprint::pages);
+    // The rest of the fill goes to the logical pages after a seeded random start, in address
+    // order (wrapping): static striping still spreads it evenly over the planes, and the
+    // mapping table grows only with the pages filled.
+    let sweep_start = (footprint_pages < target).then(|| {
         let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5052_4543_4f4e_4431);
-        let start = rng.random_range(0..logical);
-        for i in 0..logical {
-            if written.pages() >= target {
-                break;
-            }
-            let lpn = (start + i) % logical;
-            if !written.contains(lpn) {
-                ftl.write(lpn, &no_load, &mut gc_ops)?;
-                gc_ops.clear();
-                written.insert(lpn);
-                report.fill_pages += 1;
+        rng.random_range(0..logical)
+    });
+    let in_order = sweep_start.filter(|_| formula).and_then(|start| {
+        let (swept, fill_pages) =
+            super::fill::sweep_extent(footprint, start, logical, target - footprint_pages);
+        ftl.fill_in_order(footprint, start, swept)
+            .then_some(fill_pages)
+    });
+    let written = match in_order {
+        Some(fill_pages) => {
+            report.footprint_pages = footprint_pages;
+            report.fill_pages = fill_pages;
+            match ftl.map.fill() {
+                Some(fill) if config.age => fill.written(),
+                _ => Footprint::new(0),
             }
         }
-    }
+        None => fill_page_by_page(ftl, footprint, sweep_start, target, &mut report)?,
+    };
     if config.age && written.pages() > 0 {
         let round_writes = (written.pages() / 10).max(1);
         let mut picks = AgingPicks::new(&written, logical, seed);
@@ -244,6 +290,44 @@ pub fn precondition(
     ftl.reset_counters();
     report.wall_s = started.elapsed().as_secs_f64();
     Ok(report)
+}
+
+/// The footprint, then the sweep from `sweep_start` up to `target` pages, one write a page.
+/// Returns the pages written, as a set.
+fn fill_page_by_page(
+    ftl: &mut Ftl,
+    footprint: Option<&Footprint>,
+    sweep_start: Option<u64>,
+    target: u64,
+    report: &mut PreconditionReport,
+) -> Result<Footprint, Error> {
+    let logical = ftl.logical_pages();
+    let no_load = vec![0u32; ftl.geometry.chips() as usize];
+    let mut gc_ops = Vec::new();
+    let mut written = Footprint::new(logical);
+    if let Some(footprint) = footprint {
+        for lpn in footprint.iter() {
+            ftl.write(lpn, &no_load, &mut gc_ops)?;
+            gc_ops.clear();
+            written.insert(lpn);
+        }
+        report.footprint_pages = written.pages();
+    }
+    if let Some(start) = sweep_start {
+        for i in 0..logical {
+            if written.pages() >= target {
+                break;
+            }
+            let lpn = (start + i) % logical;
+            if !written.contains(lpn) {
+                ftl.write(lpn, &no_load, &mut gc_ops)?;
+                gc_ops.clear();
+                written.insert(lpn);
+                report.fill_pages += 1;
+            }
+        }
+    }
+    Ok(written)
 }
 
 /// Draws ahead of the write that is placed: the filled-page bit of a candidate is tested
