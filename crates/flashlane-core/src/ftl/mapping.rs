@@ -4,7 +4,7 @@ use super::fill::FillMap;
 
 /// Entries per lazily allocated chunk.
 const CHUNK_BITS: u32 = 16;
-const CHUNK: usize = 1 << CHUNK_BITS;
+pub(super) const CHUNK: usize = 1 << CHUNK_BITS;
 
 /// Chunks are carved, in the order they are first written, out of 2 MiB blocks aligned on
 /// 2 MiB, which the kernel is asked to back with transparent huge pages: the table is read at
@@ -40,6 +40,9 @@ pub struct ChunkedTable {
     next_offset: usize,
     window_end: usize,
     allocated_chunks: usize,
+    /// Each chunk its own allocation, without huge pages, so that it can be released alone
+    /// ([`ChunkedTable::release_chunk`]): the plane-major map of aging (ftl/aging.rs).
+    per_chunk: bool,
 }
 
 /// Ask the kernel to back `window` (2 MiB aligned, a multiple of 2 MiB long) with huge pages.
@@ -63,6 +66,31 @@ fn advise_huge_pages(window: &mut [u32]) {
 #[cfg(not(target_os = "linux"))]
 fn advise_huge_pages(_window: &mut [u32]) {}
 
+/// Give the whole pages inside `values` back to the kernel (they read as zeros after).
+#[cfg(target_os = "linux")]
+fn release_pages(values: &mut [u32]) {
+    const PAGE: usize = 4096;
+    let start = values.as_mut_ptr() as usize;
+    let end = start + std::mem::size_of_val(values);
+    let (first, last) = (start.next_multiple_of(PAGE), end / PAGE * PAGE);
+    if first < last {
+        // SAFETY: [first, last) is page aligned and lies inside `values`, a live allocation
+        // borrowed exclusively here; MADV_DONTNEED replaces those pages by zero pages (still
+        // valid `u32`s), and the caller unlinks and frees the block right after, never
+        // reading it again.
+        unsafe {
+            libc::madvise(
+                first as *mut libc::c_void,
+                last - first,
+                libc::MADV_DONTNEED,
+            );
+        }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn release_pages(_values: &mut [u32]) {}
+
 impl ChunkedTable {
     pub fn new(len: u64) -> Self {
         let chunks = len.div_ceil(CHUNK as u64) as usize;
@@ -72,6 +100,30 @@ impl ChunkedTable {
             next_offset: 0,
             window_end: 0,
             allocated_chunks: 0,
+            per_chunk: false,
+        }
+    }
+
+    /// A table whose chunks can be released one by one (see `per_chunk`).
+    pub(super) fn releasable(len: u64) -> Self {
+        ChunkedTable {
+            per_chunk: true,
+            ..ChunkedTable::new(len)
+        }
+    }
+
+    /// Free chunk `c` of a [`ChunkedTable::releasable`] table (its values read 0 again).
+    pub(super) fn release_chunk(&mut self, c: usize) {
+        let Some(at) = self.chunks.get(c).copied() else {
+            return;
+        };
+        if self.per_chunk && at.block != NO_BLOCK {
+            // The allocator may keep a freed block of this size for reuse rather than unmap
+            // it: hand its pages back to the kernel first, so memory falls as chunks go.
+            release_pages(&mut self.blocks[at.block as usize]);
+            self.blocks[at.block as usize] = Box::default();
+            self.chunks[c] = UNALLOCATED;
+            self.allocated_chunks -= 1;
         }
     }
 
@@ -109,6 +161,13 @@ impl ChunkedTable {
 
     /// Hand out the next chunk of the last block, opening a new block when it is used up.
     fn allocate_chunk(&mut self) -> ChunkAt {
+        if self.per_chunk {
+            self.blocks.push(vec![0u32; CHUNK].into_boxed_slice());
+            return ChunkAt {
+                block: (self.blocks.len() - 1) as u32,
+                offset: 0,
+            };
+        }
         if self.blocks.is_empty() || self.next_offset == self.window_end {
             let block_elements = BLOCK_CHUNKS * CHUNK;
             let mut block = vec![0u32; 2 * block_elements].into_boxed_slice();
@@ -230,6 +289,22 @@ impl PageMap {
 
     pub fn set(&mut self, lpn: u64, ppn: u32) {
         self.table.set(lpn, ppn + 1);
+    }
+
+    /// A map of `logical_pages` whose never-written entries read `fill`, its chunks
+    /// releasable one by one (aging's plane-major map, ftl/aging.rs).
+    pub(super) fn releasable_with_fill(logical_pages: u64, fill: FillMap) -> Self {
+        PageMap {
+            table: ChunkedTable::releasable(logical_pages),
+            logical_pages,
+            fill: Some(Box::new(fill)),
+            fill_chunks: Vec::new(),
+        }
+    }
+
+    /// No entry written (a fill's formula aside).
+    pub(super) fn no_entry_written(&self) -> bool {
+        self.table.allocated_bytes() == 0
     }
 
     /// Nothing mapped (no entry written, no fill).

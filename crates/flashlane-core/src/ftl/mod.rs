@@ -4,6 +4,7 @@
 //! The FTL updates its state the moment a request is translated (data sits in the controller's
 //! write buffer until programmed); the flash operations it returns carry the timing.
 
+mod aging;
 pub mod cmt;
 mod config;
 mod fill;

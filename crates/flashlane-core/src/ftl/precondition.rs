@@ -267,12 +267,27 @@ fn precondition_with(
         let round_writes = (written.pages() / 10).max(1);
         let mut picks = AgingPicks::new(&written, logical, seed);
         let mut last_waf = 0.0;
+        // Plane by plane when it applies (ftl/aging.rs), else in the order of the picks.
+        let plane_major = if formula {
+            ftl.begin_plane_major()
+        } else {
+            None
+        };
+        let mut by_plane = ByPlane::default();
         for round in 0..config.age_max_rounds {
             let before = ftl.counters();
-            for _ in 0..round_writes {
-                let lpn = picks.next(ftl);
-                ftl.write(lpn, &no_load, &mut gc_ops)?;
-                gc_ops.clear();
+            if let Some(numbering) = &plane_major {
+                let written = by_plane.write_round(ftl, numbering, &mut picks, round_writes);
+                if let Err(error) = written {
+                    ftl.end_plane_major(plane_major.expect("numbering in use"));
+                    return Err(error);
+                }
+            } else {
+                for _ in 0..round_writes {
+                    let lpn = picks.next(ftl);
+                    ftl.write(lpn, &no_load, &mut gc_ops)?;
+                    gc_ops.clear();
+                }
             }
             let after = ftl.counters();
             let host = (after.host_page_writes - before.host_page_writes) as f64;
@@ -285,6 +300,9 @@ fn precondition_with(
                 break;
             }
             last_waf = waf;
+        }
+        if let Some(numbering) = plane_major {
+            ftl.end_plane_major(numbering);
         }
     }
     ftl.reset_counters();
@@ -328,6 +346,91 @@ fn fill_page_by_page(
         }
     }
     Ok(written)
+}
+
+/// One aging round written plane by plane (ftl/aging.rs), with its buffers kept between
+/// rounds.
+#[derive(Default)]
+struct ByPlane {
+    /// The round's picks, plane-major numbered, in the order drawn.
+    drawn: Vec<u32>,
+    /// The same grouped by plane, in the order drawn within a plane.
+    grouped: Vec<u32>,
+    /// Start of each plane's group in `grouped`.
+    starts: Vec<usize>,
+}
+
+impl ByPlane {
+    fn write_round(
+        &mut self,
+        ftl: &mut Ftl,
+        numbering: &super::aging::PlaneMajor,
+        picks: &mut AgingPicks,
+        writes: u64,
+    ) -> Result<(), Error> {
+        let span = numbering.span();
+        let groups = ftl.planes.len();
+        self.drawn.clear();
+        for _ in 0..writes {
+            self.drawn.push(numbering.label(picks.draw()));
+        }
+        self.starts.clear();
+        self.starts.resize(groups + 1, 0);
+        for &label in &self.drawn {
+            self.starts[(u64::from(label) / span) as usize + 1] += 1;
+        }
+        for g in 0..groups {
+            self.starts[g + 1] += self.starts[g];
+        }
+        self.grouped.resize(self.drawn.len(), 0);
+        let mut next = self.starts.clone();
+        for &label in &self.drawn {
+            let g = (u64::from(label) / span) as usize;
+            self.grouped[next[g]] = label;
+            next[g] += 1;
+        }
+        let no_load = vec![0u32; ftl.geometry.chips() as usize];
+        let mut gc_ops = Vec::new();
+        // A plane that fails stops; the error is the one the first failing write in the
+        // order of the picks gives.
+        let mut first_error: Option<(usize, Error)> = None;
+        for g in 0..groups {
+            let labels = &self.grouped[self.starts[g]..self.starts[g + 1]];
+            // The stages of AgingPicks::next: map entry, old block's record, what the
+            // invalidation touches, each a few writes ahead.
+            let mut old_pages: [Option<OldPage>; PICKS_AHEAD] = [None; PICKS_AHEAD];
+            for (n, &label) in labels.iter().enumerate() {
+                if let Some(&ahead) = labels.get(n + PICKS_AHEAD) {
+                    ftl.prefetch(u64::from(ahead));
+                }
+                if let Some(&ahead) = labels.get(n + BLOCK_AT) {
+                    old_pages[(n + BLOCK_AT) % PICKS_AHEAD] =
+                        ftl.prefetch_overwritten(u64::from(ahead));
+                }
+                if let Some(old) = old_pages[(n + REVERSE_AT) % PICKS_AHEAD] {
+                    ftl.prefetch_invalidation(old);
+                }
+                if let Err(error) = ftl.write(u64::from(label), &no_load, &mut gc_ops) {
+                    let index = self
+                        .drawn
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, l)| (u64::from(**l) / span) as usize == g)
+                        .nth(n)
+                        .map_or(usize::MAX, |(i, _)| i);
+                    if first_error.as_ref().is_none_or(|(at, _)| index < *at) {
+                        first_error = Some((index, error));
+                    }
+                    break;
+                }
+                gc_ops.clear();
+            }
+        }
+        match first_error {
+            Some((_, error)) => Err(error),
+            None => Ok(()),
+        }
+    }
 }
 
 /// Draws ahead of the write that is placed: the filled-page bit of a candidate is tested

@@ -410,14 +410,9 @@ fn load_fill<R: Read>(d: &mut Decoder<R>, ftl: &Ftl) -> io::Result<Option<FillMa
     }
     let fill = FillMap::new(
         &ftl.static_map,
-        ftl.geometry.pages_per_block,
-        ftl.pages_per_plane,
-        first_block,
-        logical,
-        &counts,
-        locals,
-        sweep_start,
-        swept,
+        ftl.drive_shape(first_block),
+        (&counts, locals),
+        (sweep_start, swept),
     );
     fill.check(blocks).map_err(invalid)?;
     Ok(Some(fill))
