@@ -554,6 +554,15 @@ impl Ftl {
         self.map.install_fill(fill);
     }
 
+    /// Invalidate `page` of `block` of `plane`, a block holding fill pages as a formula: its
+    /// reverse map is materialised first. Out of line, off the usual write path.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn invalidate_filled(&mut self, plane: u32, block: u32, page: u32) {
+        self.materialise_block(plane, block);
+        self.planes[plane as usize].invalidate(block, page);
+    }
+
     /// Give full block `block` of `plane`, which holds fill pages as a formula, its reverse
     /// map (before a page of it is invalidated).
     pub(super) fn materialise_block(&mut self, plane: u32, block: u32) {

@@ -282,6 +282,7 @@ impl PageMap {
 
     /// An entry never written: the fill's formula, if there is one. Out of line so that the
     /// usual look-up stays one table access.
+    #[cold]
     #[inline(never)]
     fn fill_get(&self, lpn: u64) -> Option<u32> {
         self.fill.as_deref()?.ppn_of(lpn)
@@ -352,20 +353,40 @@ impl PageMap {
     /// Every mapped logical page, in order. After a fill this tests every logical page (the
     /// fill's set is built first, a bit per logical page): it runs once, when a cached
     /// mapping table starts.
-    pub fn mapped_lpns(&self) -> Box<dyn Iterator<Item = u64> + '_> {
-        let Some(fill) = self.fill.as_deref() else {
-            return Box::new(self.table.nonzero_indices());
-        };
-        let written = fill.written();
-        Box::new(
-            (0..self.logical_pages)
-                .filter(move |&lpn| written.contains(lpn) || self.table.get(lpn) != 0),
-        )
+    pub fn mapped_lpns(&self) -> impl Iterator<Item = u64> + '_ {
+        match self.fill.as_deref() {
+            None => Mapped::Written(self.table.nonzero_indices()),
+            Some(fill) => {
+                let written = fill.written();
+                Mapped::Filled(
+                    (0..self.logical_pages)
+                        .filter(move |&lpn| written.contains(lpn) || self.table.get(lpn) != 0),
+                )
+            }
+        }
     }
 
     /// See [`ChunkedTable::prefetch`].
     pub fn prefetch(&self, lpn: u64) {
         self.table.prefetch(lpn);
+    }
+}
+
+/// The mapped pages of a map without a fill (its written entries) or with one.
+enum Mapped<W, F> {
+    Written(W),
+    Filled(F),
+}
+
+impl<W: Iterator<Item = u64>, F: Iterator<Item = u64>> Iterator for Mapped<W, F> {
+    type Item = u64;
+
+    #[inline]
+    fn next(&mut self) -> Option<u64> {
+        match self {
+            Mapped::Written(w) => w.next(),
+            Mapped::Filled(f) => f.next(),
+        }
     }
 }
 

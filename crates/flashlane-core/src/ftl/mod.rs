@@ -603,8 +603,7 @@ impl Ftl {
     fn invalidate(&mut self, ppn: u32) {
         let (p, b, pg) = self.split_ppn(ppn);
         if !self.planes[p as usize].invalidate(b, pg) {
-            self.materialise_block(p, b);
-            self.planes[p as usize].invalidate(b, pg);
+            self.invalidate_filled(p, b, pg);
         }
     }
 
