@@ -301,6 +301,8 @@ fn precondition_with(
             }
             last_waf = waf;
         }
+        // The round's buffers go before the numbering is turned back (its peak of memory).
+        drop(by_plane);
         if let Some(numbering) = plane_major {
             ftl.end_plane_major(numbering);
         }
@@ -352,9 +354,8 @@ fn fill_page_by_page(
 /// rounds.
 #[derive(Default)]
 struct ByPlane {
-    /// The round's picks, plane-major numbered, in the order drawn.
-    drawn: Vec<u32>,
-    /// The same grouped by plane, in the order drawn within a plane.
+    /// The round's picks, plane-major numbered, grouped by plane, in the order drawn within
+    /// a plane.
     grouped: Vec<u32>,
     /// Start of each plane's group in `grouped`.
     starts: Vec<usize>,
@@ -370,21 +371,23 @@ impl ByPlane {
     ) -> Result<(), Error> {
         let span = numbering.span();
         let groups = ftl.planes.len();
-        self.drawn.clear();
-        for _ in 0..writes {
-            self.drawn.push(numbering.label(picks.draw()));
-        }
+        // Drawn twice from the same state, to count then to place each plane's picks: a
+        // counting sort without a buffer of the round's picks in drawn order.
+        let at_start = picks.draw_state();
         self.starts.clear();
         self.starts.resize(groups + 1, 0);
-        for &label in &self.drawn {
+        for _ in 0..writes {
+            let label = numbering.label(picks.draw());
             self.starts[(u64::from(label) / span) as usize + 1] += 1;
         }
         for g in 0..groups {
             self.starts[g + 1] += self.starts[g];
         }
-        self.grouped.resize(self.drawn.len(), 0);
+        picks.set_draw_state(at_start.clone());
+        self.grouped.resize(writes as usize, 0);
         let mut next = self.starts.clone();
-        for &label in &self.drawn {
+        for _ in 0..writes {
+            let label = numbering.label(picks.draw());
             let g = (u64::from(label) / span) as usize;
             self.grouped[next[g]] = label;
             next[g] += 1;
@@ -411,13 +414,14 @@ impl ByPlane {
                     ftl.prefetch_invalidation(old);
                 }
                 if let Err(error) = ftl.write(u64::from(label), &no_load, &mut gc_ops) {
-                    let index = self
-                        .drawn
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, l)| (u64::from(**l) / span) as usize == g)
+                    // Its place in the order of the picks, drawn again.
+                    let now = picks.draw_state();
+                    picks.set_draw_state(at_start.clone());
+                    let index = (0..writes as usize)
+                        .filter(|_| (u64::from(numbering.label(picks.draw())) / span) as usize == g)
                         .nth(n)
-                        .map_or(usize::MAX, |(i, _)| i);
+                        .unwrap_or(usize::MAX);
+                    picks.set_draw_state(now);
                     if first_error.as_ref().is_none_or(|(at, _)| index < *at) {
                         first_error = Some((index, error));
                     }
@@ -484,6 +488,17 @@ impl<'a> AgingPicks<'a> {
             candidates: VecDeque::with_capacity(CANDIDATES_AHEAD + 1),
             ahead: VecDeque::with_capacity(PICKS_AHEAD + 1),
         }
+    }
+
+    /// Where the stream of [`AgingPicks::draw`] is: drawing again from a state restored by
+    /// [`AgingPicks::set_draw_state`] gives the same picks.
+    fn draw_state(&self) -> (ChaCha8Rng, VecDeque<u64>) {
+        (self.rng.clone(), self.candidates.clone())
+    }
+
+    fn set_draw_state(&mut self, (rng, candidates): (ChaCha8Rng, VecDeque<u64>)) {
+        self.rng = rng;
+        self.candidates = candidates;
     }
 
     /// The next filled page, in the order of the seeded stream.
