@@ -48,24 +48,18 @@ const GATHER_ROUNDS: u64 = 1024;
 pub(super) struct PlaneMajor {
     /// The drive's map: its fill, with the chunks it counts.
     map: PageMap,
+    /// That fill (the drive's numbering of each plane's pages).
+    fill: FillMap,
     static_map: StaticMap,
     /// Logical pages numbered per plane (a whole number of map chunks).
     span: u64,
 }
 
 impl PlaneMajor {
-    /// The fill, in the drive's own numbering.
-    fn fill(&self) -> &FillMap {
-        self.map
-            .fill()
-            .expect("plane-major aging starts from a fill")
-    }
-
     /// Plane-major number of logical page `lpn` (see the module's comment).
     pub(super) fn label(&self, lpn: u64) -> u32 {
-        let fill = self.fill();
-        let (plane, local) = fill.local_of(lpn);
-        (fill.plane_residue(plane).0 * self.span + local) as u32
+        let (plane, local) = self.fill.local_of(lpn);
+        (self.fill.plane_residue(plane).0 * self.span + local) as u32
     }
 
     /// Logical pages numbered per plane: labels `r * span ..` belong to residue `r`.
@@ -86,6 +80,7 @@ impl Ftl {
             return None;
         }
         let fill = self.map.fill()?;
+        let own_fill = fill.clone();
         let planes = self.planes.len();
         let span = (0..planes)
             .map(|p| fill.plane_residue(p).1)
@@ -112,6 +107,7 @@ impl Ftl {
         let static_map = std::mem::replace(&mut self.static_map, plane_major_static);
         Some(PlaneMajor {
             map,
+            fill: own_fill,
             static_map,
             span,
         })
@@ -121,6 +117,7 @@ impl Ftl {
     pub(super) fn end_plane_major(&mut self, numbering: PlaneMajor) {
         let PlaneMajor {
             map,
+            fill: _,
             static_map,
             span,
         } = numbering;

@@ -279,7 +279,9 @@ fn precondition_with(
             if let Some(numbering) = &plane_major {
                 let written = by_plane.write_round(ftl, numbering, &mut picks, round_writes);
                 if let Err(error) = written {
-                    ftl.end_plane_major(plane_major.expect("numbering in use"));
+                    if let Some(numbering) = plane_major {
+                        ftl.end_plane_major(numbering);
+                    }
                     return Err(error);
                 }
             } else {
