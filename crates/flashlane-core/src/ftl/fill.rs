@@ -17,11 +17,12 @@
 //! ([`Ftl::materialise_block`]). A full drive then costs its block records and the blocks
 //! the run touches, not 8 bytes per page, and is ready in milliseconds. The drive's state is
 //! the one page-by-page writing leaves (same blocks, pages, lists and counters), so runs give
-//! the same results either way. The fill is written page by page instead when the drive is
-//! not fresh, under dynamic allocation (its planes follow the chips' load), when only the
-//! footprint is written (its pages are the ones the trace reads: explicit entries keep each
-//! read at one table access), or when a plane's stream overflows it (the error then names the
-//! page that does not fit, as before).
+//! the same results either way. The fill is written page by page instead, at about 40 ns
+//! and 8 bytes a page (a 60 M-page drive: 2.5 s, 530 MiB), when the drive is not fresh,
+//! under dynamic allocation (its planes follow the chips' load), when only the footprint is
+//! written (its pages are the ones the trace reads: explicit entries keep each read at one
+//! table access), or when a plane's stream overflows it (the error then comes from the write
+//! that does not fit, as before).
 
 use super::plane::INVALID;
 use super::precondition::Footprint;
