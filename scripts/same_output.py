@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Same output from two flashlane binaries: runs a fixed list of simulations (every preset, CMT
-on and off, GC-heavy, Venice, PASS, mixes, closed loop, warm-up, write buffer, a failing run)
-with both (full drives, an aged one) and reports any difference in their `run --json` output (minus the machine-dependent
-`engine` and `precondition.wall_s`, and the config's name texts) or, for runs that fail, in
+on and off, GC-heavy, Venice, PASS, mixes, closed loop, warm-up, write buffer, full drives, an
+aged one, a failing run) with both and reports any difference in their `run --json` output
+(minus the machine-dependent `engine` and `precondition.wall_s`, and the config's name texts)
+or, for runs that fail, in
 their exit code and error. The check behind "output byte-identical" in refactors and speed
 rounds (docs/performance.md).
 
