@@ -3,9 +3,8 @@
 on and off, GC-heavy, Venice, PASS, mixes, closed loop, warm-up, write buffer, full drives, an
 aged one, a failing run) with both and reports any difference in their `run --json` output
 (minus the machine-dependent `engine` and `precondition.wall_s`, and the config's name texts)
-or, for runs that fail, in
-their exit code and error. The check behind "output byte-identical" in refactors and speed
-rounds (docs/performance.md).
+or, for runs that fail, in their exit code and error. The check behind "output byte-identical"
+in refactors and speed rounds (docs/performance.md).
 
     python3 scripts/same_output.py OLD_BINARY NEW_BINARY [--only=SUBSTRING] [--ignore=KEY]
 
