@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Same output from two flashlane binaries: runs a fixed list of simulations (every preset, CMT
-on and off, GC-heavy, Venice, PASS, mixes, closed loop, warm-up, write buffer, a failing run)
-with both and reports any difference in their `run --json` output (minus the machine-dependent
-`engine` and `precondition.wall_s`, and the config's name texts) or, for runs that fail, in
-their exit code and error. The check behind "output byte-identical" in refactors and speed
-rounds (docs/performance.md).
+on and off, GC-heavy, Venice, PASS, mixes, closed loop, warm-up, write buffer, full drives, an
+aged one, a failing run) with both and reports any difference in their `run --json` output
+(minus the machine-dependent `engine` and `precondition.wall_s`, and the config's name texts)
+or, for runs that fail, in their exit code and error. The check behind "output byte-identical"
+in refactors and speed rounds (docs/performance.md).
 
     python3 scripts/same_output.py OLD_BINARY NEW_BINARY [--only=SUBSTRING] [--ignore=KEY]
 
@@ -226,6 +226,41 @@ RUNS = {
         "--set",
         "host.scheduler.kind=deadline",
         "--check-integrity",
+    ],
+    # Full drives (issue 29): the preset's fill 1.0 written as a formula, with the integrity
+    # check; an aged drive on top of a fill; a fill under a cached mapping table.
+    "ssdsim-platform full integrity": [
+        "--preset",
+        "ssdsim-platform",
+        "--trace",
+        f"{T}/tpcc-small.mqsim",
+        "--fold-addresses",
+        "--max-requests",
+        "3000",
+        "--check-integrity",
+    ],
+    "venice-perf 0.9 aged": [
+        "--preset",
+        "venice-perf",
+        "--trace",
+        f"{T}/tpcc-small.mqsim",
+        "--remap-addresses",
+        "--max-requests",
+        "1000",
+        "--set",
+        "precondition.fill_fraction=0.9",
+        "--set",
+        "precondition.age=true",
+    ],
+    "mqsim-ssd half full cmt": [
+        "--preset",
+        "mqsim-ssd",
+        "--trace",
+        f"{T}/tpcc-small.mqsim",
+        "--max-requests",
+        "3000",
+        "--set",
+        "precondition.fill_fraction=0.5",
     ],
     "failing: past capacity": ["--preset", "sos-4x4", "--trace", f"{T}/msnfs-30s.msr.csv.gz"],
     "failing: bad key": [

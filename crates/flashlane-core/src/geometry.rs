@@ -236,6 +236,16 @@ impl StaticMap {
         self.plane_of_residue[(lpn / self.unit % self.period) as usize]
     }
 
+    /// Consecutive logical pages kept on one plane (1 = page striping).
+    pub fn stripe_unit_pages(&self) -> u64 {
+        self.unit
+    }
+
+    /// Stripe units after which the placement repeats (one per plane).
+    pub fn period(&self) -> u64 {
+        self.period
+    }
+
     /// Set of chips touched by `pages` logical pages starting at `first_lpn` (PIQ's location vector).
     pub fn chips_of_range(&self, first_lpn: u64, pages: u64) -> ChipSet {
         let mut set = ChipSet::EMPTY;

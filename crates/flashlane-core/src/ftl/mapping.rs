@@ -1,8 +1,10 @@
 //! Page-level logical -> physical map whose memory grows with the logical pages touched.
 
+use super::fill::FillMap;
+
 /// Entries per lazily allocated chunk.
 const CHUNK_BITS: u32 = 16;
-const CHUNK: usize = 1 << CHUNK_BITS;
+pub(super) const CHUNK: usize = 1 << CHUNK_BITS;
 
 /// Chunks are carved, in the order they are first written, out of 2 MiB blocks aligned on
 /// 2 MiB, which the kernel is asked to back with transparent huge pages: the table is read at
@@ -38,6 +40,9 @@ pub struct ChunkedTable {
     next_offset: usize,
     window_end: usize,
     allocated_chunks: usize,
+    /// Each chunk its own allocation, without huge pages, so that it can be released alone
+    /// ([`ChunkedTable::release_chunk`]): the plane-major map of aging (ftl/aging.rs).
+    per_chunk: bool,
 }
 
 /// Ask the kernel to back `window` (2 MiB aligned, a multiple of 2 MiB long) with huge pages.
@@ -61,6 +66,31 @@ fn advise_huge_pages(window: &mut [u32]) {
 #[cfg(not(target_os = "linux"))]
 fn advise_huge_pages(_window: &mut [u32]) {}
 
+/// Give the whole pages inside `values` back to the kernel (they read as zeros after).
+#[cfg(target_os = "linux")]
+fn release_pages(values: &mut [u32]) {
+    const PAGE: usize = 4096;
+    let start = values.as_mut_ptr() as usize;
+    let end = start + std::mem::size_of_val(values);
+    let (first, last) = (start.next_multiple_of(PAGE), end / PAGE * PAGE);
+    if first < last {
+        // SAFETY: [first, last) is page aligned and lies inside `values`, a live allocation
+        // borrowed exclusively here; MADV_DONTNEED replaces those pages by zero pages (still
+        // valid `u32`s), and the caller unlinks and frees the block right after, never
+        // reading it again.
+        unsafe {
+            libc::madvise(
+                first as *mut libc::c_void,
+                last - first,
+                libc::MADV_DONTNEED,
+            );
+        }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn release_pages(_values: &mut [u32]) {}
+
 impl ChunkedTable {
     pub fn new(len: u64) -> Self {
         let chunks = len.div_ceil(CHUNK as u64) as usize;
@@ -70,6 +100,30 @@ impl ChunkedTable {
             next_offset: 0,
             window_end: 0,
             allocated_chunks: 0,
+            per_chunk: false,
+        }
+    }
+
+    /// A table whose chunks can be released one by one (see `per_chunk`).
+    pub(super) fn releasable(len: u64) -> Self {
+        ChunkedTable {
+            per_chunk: true,
+            ..ChunkedTable::new(len)
+        }
+    }
+
+    /// Free chunk `c` of a [`ChunkedTable::releasable`] table (its values read 0 again).
+    pub(super) fn release_chunk(&mut self, c: usize) {
+        let Some(at) = self.chunks.get(c).copied() else {
+            return;
+        };
+        if self.per_chunk && at.block != NO_BLOCK {
+            // The allocator may keep a freed block of this size for reuse rather than unmap
+            // it: hand its pages back to the kernel first, so memory falls as chunks go.
+            release_pages(&mut self.blocks[at.block as usize]);
+            self.blocks[at.block as usize] = Box::default();
+            self.chunks[c] = UNALLOCATED;
+            self.allocated_chunks -= 1;
         }
     }
 
@@ -107,6 +161,13 @@ impl ChunkedTable {
 
     /// Hand out the next chunk of the last block, opening a new block when it is used up.
     fn allocate_chunk(&mut self) -> ChunkAt {
+        if self.per_chunk {
+            self.blocks.push(vec![0u32; CHUNK].into_boxed_slice());
+            return ChunkAt {
+                block: (self.blocks.len() - 1) as u32,
+                offset: 0,
+            };
+        }
         if self.blocks.is_empty() || self.next_offset == self.window_end {
             let block_elements = BLOCK_CHUNKS * CHUNK;
             let mut block = vec![0u32; 2 * block_elements].into_boxed_slice();
@@ -164,6 +225,11 @@ impl ChunkedTable {
         (self.allocated_chunks * CHUNK * 4) as u64
     }
 
+    /// Whether chunk `c` is allocated.
+    fn is_allocated(&self, c: usize) -> bool {
+        self.chunks.get(c).is_some_and(|at| at.block != NO_BLOCK)
+    }
+
     /// Hint the CPU to start loading entry `index` (a random look-up misses the cache; asking
     /// early lets the simulation do other work meanwhile). No effect on results.
     pub fn prefetch(&self, index: u64) {
@@ -181,10 +247,15 @@ impl ChunkedTable {
 }
 
 /// Logical page -> physical page map. Physical page numbers are stored plus one (0 = unmapped).
+/// After an in-order fill (ftl/fill.rs) an entry not written since reads the fill's formula.
 #[derive(Debug)]
 pub struct PageMap {
     pub(super) table: ChunkedTable,
     logical_pages: u64,
+    fill: Option<Box<FillMap>>,
+    /// Chunks holding a page of the fill, a bit each: a page-by-page fill would have
+    /// allocated them, and [`PageMap::allocated_bytes`] counts them so.
+    fill_chunks: Vec<u64>,
 }
 
 impl PageMap {
@@ -192,6 +263,8 @@ impl PageMap {
         PageMap {
             table: ChunkedTable::new(logical_pages),
             logical_pages,
+            fill: None,
+            fill_chunks: Vec::new(),
         }
     }
 
@@ -199,29 +272,121 @@ impl PageMap {
         self.logical_pages
     }
 
+    #[inline]
     pub fn get(&self, lpn: u64) -> Option<u32> {
         match self.table.get(lpn) {
-            0 => None,
+            0 => self.fill_get(lpn),
             v => Some(v - 1),
         }
+    }
+
+    /// An entry never written: the fill's formula, if there is one. Out of line so that the
+    /// usual look-up stays one table access.
+    #[cold]
+    #[inline(never)]
+    fn fill_get(&self, lpn: u64) -> Option<u32> {
+        self.fill.as_deref()?.ppn_of(lpn)
     }
 
     pub fn set(&mut self, lpn: u64, ppn: u32) {
         self.table.set(lpn, ppn + 1);
     }
 
-    pub fn allocated_bytes(&self) -> u64 {
-        self.table.allocated_bytes()
+    /// A map of `logical_pages` whose never-written entries read `fill`, its chunks
+    /// releasable one by one (aging's plane-major map, ftl/aging.rs).
+    pub(super) fn releasable_with_fill(logical_pages: u64, fill: FillMap) -> Self {
+        PageMap {
+            table: ChunkedTable::releasable(logical_pages),
+            logical_pages,
+            fill: Some(Box::new(fill)),
+            fill_chunks: Vec::new(),
+        }
     }
 
-    /// Every mapped logical page, in order.
+    /// No entry written (a fill's formula aside).
+    pub(super) fn no_entry_written(&self) -> bool {
+        self.table.allocated_bytes() == 0
+    }
+
+    /// Nothing mapped (no entry written, no fill).
+    pub(super) fn is_empty(&self) -> bool {
+        self.fill.is_none() && self.table.allocated_bytes() == 0
+    }
+
+    /// The fill's formula, when the drive was filled in order.
+    pub(super) fn fill(&self) -> Option<&FillMap> {
+        self.fill.as_deref()
+    }
+
+    /// Map the pages of `fill` by its formula.
+    pub(super) fn install_fill(&mut self, fill: FillMap) {
+        let chunks = self.table.chunk_count();
+        self.fill_chunks = vec![0; chunks.div_ceil(64)];
+        let mut mark = |lpn: u64| {
+            let c = (lpn >> CHUNK_BITS) as usize;
+            self.fill_chunks[c / 64] |= 1 << (c % 64);
+        };
+        let written = fill.written();
+        for (w, &word) in written.words().iter().enumerate() {
+            // A chunk is a whole number of words (CHUNK is a multiple of 64).
+            if word != 0 {
+                mark(w as u64 * 64);
+            }
+        }
+        self.fill = Some(Box::new(fill));
+    }
+
+    /// Bytes of the map's chunks, counting those holding fill pages as allocated: the map a
+    /// page-by-page fill builds, which `memory.mapping_bytes` reports whatever the form.
+    pub fn allocated_bytes(&self) -> u64 {
+        if self.fill.is_none() {
+            return self.table.allocated_bytes();
+        }
+        let chunks = (0..self.table.chunk_count())
+            .filter(|&c| {
+                self.table.is_allocated(c) || self.fill_chunks[c / 64] & (1 << (c % 64)) != 0
+            })
+            .count();
+        (chunks * CHUNK * 4) as u64
+    }
+
+    /// Every mapped logical page, in order. After a fill this tests every logical page (the
+    /// fill's set is built first, a bit per logical page): it runs once, when a cached
+    /// mapping table starts.
     pub fn mapped_lpns(&self) -> impl Iterator<Item = u64> + '_ {
-        self.table.nonzero_indices()
+        match self.fill.as_deref() {
+            None => Mapped::Written(self.table.nonzero_indices()),
+            Some(fill) => {
+                let written = fill.written();
+                Mapped::Filled(
+                    (0..self.logical_pages)
+                        .filter(move |&lpn| written.contains(lpn) || self.table.get(lpn) != 0),
+                )
+            }
+        }
     }
 
     /// See [`ChunkedTable::prefetch`].
     pub fn prefetch(&self, lpn: u64) {
         self.table.prefetch(lpn);
+    }
+}
+
+/// The mapped pages of a map without a fill (its written entries) or with one.
+enum Mapped<W, F> {
+    Written(W),
+    Filled(F),
+}
+
+impl<W: Iterator<Item = u64>, F: Iterator<Item = u64>> Iterator for Mapped<W, F> {
+    type Item = u64;
+
+    #[inline]
+    fn next(&mut self) -> Option<u64> {
+        match self {
+            Mapped::Written(w) => w.next(),
+            Mapped::Filled(f) => f.next(),
+        }
     }
 }
 

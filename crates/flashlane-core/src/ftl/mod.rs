@@ -4,8 +4,10 @@
 //! The FTL updates its state the moment a request is translated (data sits in the controller's
 //! write buffer until programmed); the flash operations it returns carry the timing.
 
+mod aging;
 pub mod cmt;
 mod config;
+mod fill;
 mod mapping;
 pub mod partial_pages;
 mod plane;
@@ -350,7 +352,7 @@ impl Ftl {
             .planes
             .iter()
             .flat_map(|p| p.blocks.iter())
-            .filter(|b| b.reverse.is_some())
+            .filter(|b| b.reverse.is_some() || b.holds_fill())
             .count() as u64
             * self.geometry.pages_per_block as u64
             * 4;
@@ -582,8 +584,7 @@ impl Ftl {
         fast: bool,
     ) -> Result<PhysicalTarget, Error> {
         if let Some(old) = self.map.get(lpn) {
-            let (p, b, pg) = self.split_ppn(old);
-            self.planes[p as usize].invalidate(b, pg);
+            self.invalidate(old);
         }
         let (block, page) = self.planes[plane as usize].allocate_page_in(lpn as u32, fast).ok_or_else(|| {
             Error::Workload(format!(
@@ -598,6 +599,16 @@ impl Ftl {
             shadow.ppn_version[ppn as usize] = version;
         }
         Ok(self.target_of(ppn))
+    }
+
+    /// Invalidate physical page `ppn` (its logical page now lives elsewhere), materialising
+    /// its block's reverse map first when the block holds fill pages as a formula.
+    #[inline]
+    fn invalidate(&mut self, ppn: u32) {
+        let (p, b, pg) = self.split_ppn(ppn);
+        if !self.planes[p as usize].invalidate(b, pg) {
+            self.invalidate_filled(p, b, pg);
+        }
     }
 
     /// Least-loaded chip (ties: round-robin from the last chip chosen), then round-robin over
@@ -778,8 +789,7 @@ impl Ftl {
     /// Place a page moved by GC on `plane`'s GC open block (`ftl.gc_separate_write_block`).
     fn place_gc_write(&mut self, lpn: u64, plane: u32) -> Result<PhysicalTarget, Error> {
         if let Some(old) = self.map.get(lpn) {
-            let (p, b, pg) = self.split_ppn(old);
-            self.planes[p as usize].invalidate(b, pg);
+            self.invalidate(old);
         }
         let (block, page) = self.planes[plane as usize]
             .allocate_gc_page(lpn as u32)

@@ -50,6 +50,16 @@ pub struct Block {
     pub(super) next: u32,
 }
 
+impl Block {
+    /// A full block of the in-order fill whose reverse map is not materialised yet: its
+    /// logical pages follow from the fill's formula (ftl/fill.rs). The only blocks with valid
+    /// pages and no reverse map.
+    #[inline]
+    pub fn holds_fill(&self) -> bool {
+        self.reverse.is_none() && self.valid_pages > 0
+    }
+}
+
 #[derive(Debug)]
 pub struct Plane {
     pub blocks: Vec<Block>,
@@ -276,13 +286,16 @@ impl Plane {
         Some((block_index, page))
     }
 
-    pub fn invalidate(&mut self, block_index: u32, page: u32) {
+    /// Mark `page` of `block_index` invalid. Returns false, changing nothing, when the block
+    /// holds fill pages as a formula ([`Block::holds_fill`]): its reverse map must be
+    /// materialised first (`Ftl::materialise_block`).
+    pub fn invalidate(&mut self, block_index: u32, page: u32) -> bool {
         let block = &mut self.blocks[block_index as usize];
         let Some(reverse) = &mut block.reverse else {
-            return;
+            return block.valid_pages == 0;
         };
         if reverse[page as usize] == INVALID {
-            return;
+            return true;
         }
         reverse[page as usize] = INVALID;
         match block.state {
@@ -305,6 +318,41 @@ impl Plane {
             }
             _ => block.valid_pages -= 1,
         }
+        true
+    }
+
+    /// Fill a plane fresh from the factory (nothing written, reserved blocks aside) with
+    /// `pages` pages, as that many calls of [`Plane::allocate_page`] would, except that full
+    /// blocks keep no reverse map: their logical pages follow from the fill (ftl/fill.rs). A
+    /// last, partial block stays open, its reverse map written by `partial(block, pages)`.
+    pub(super) fn fill_fresh(&mut self, pages: u64, partial: impl FnOnce(u32, &mut [u32])) {
+        let ppb = self.pages_per_block;
+        let first = self.blocks.len() as u32 - self.free_blocks();
+        let full = (pages / u64::from(ppb)) as u32;
+        let rest = (pages % u64::from(ppb)) as u32;
+        for b in first..first + full {
+            let block = &mut self.blocks[b as usize];
+            block.state = BlockState::Full;
+            block.valid_pages = ppb;
+            block.next_page = ppb;
+            self.bucket_push(b);
+        }
+        let mut opened = full;
+        if rest > 0 {
+            let b = first + full;
+            let mut reverse = vec![INVALID; ppb as usize].into_boxed_slice();
+            partial(b, &mut reverse[..rest as usize]);
+            let block = &mut self.blocks[b as usize];
+            block.state = BlockState::Active;
+            block.valid_pages = rest;
+            block.next_page = rest;
+            block.reverse = Some(reverse);
+            self.active = Some(b);
+            opened += 1;
+        }
+        self.opened_blocks += u64::from(opened);
+        // The free set held every block from `first` on, in number order.
+        self.free = self.free.split_off(&(0, 0, first + opened));
     }
 
     /// Greedy victim: a full block with the fewest valid pages, if collecting it frees space

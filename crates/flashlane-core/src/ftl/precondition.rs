@@ -100,6 +100,31 @@ impl Footprint {
         true
     }
 
+    /// Mark the `count` logical pages from `start` on, wrapping at `logical`, a word at a
+    /// time.
+    pub fn insert_wrapping(&mut self, start: u64, count: u64, logical: u64) {
+        let end = start + count;
+        let ranges = if end <= logical {
+            [(start, end), (0, 0)]
+        } else {
+            [(start, logical), (0, end - logical)]
+        };
+        for (first, last) in ranges {
+            let mut lpn = first;
+            while lpn < last {
+                let bits = (64 - lpn % 64).min(last - lpn);
+                let mask = if bits == 64 {
+                    u64::MAX
+                } else {
+                    ((1u64 << bits) - 1) << (lpn % 64)
+                };
+                self.words[(lpn / 64) as usize] |= mask;
+                lpn += bits;
+            }
+        }
+        self.pages = self.words.iter().map(|w| u64::from(w.count_ones())).sum();
+    }
+
     /// Start loading the word of `lpn`'s bit (a performance hint).
     #[inline]
     pub fn prefetch(&self, lpn: u64) {
@@ -175,12 +200,35 @@ pub struct SnapshotReport {
 }
 
 /// Fill the drive: the footprint first (in logical order), then pages from a seeded random
-/// start up to `fill_fraction` of logical capacity; then optionally age it.
+/// start up to `fill_fraction` of logical capacity; then optionally age it. A fill beyond the
+/// footprint on a fresh drive is written as a formula (ftl/fill.rs), with the state writing
+/// page by page leaves.
 pub fn precondition(
     ftl: &mut Ftl,
     config: &PreconditionConfig,
     footprint: Option<&Footprint>,
     seed: u64,
+) -> Result<PreconditionReport, Error> {
+    precondition_with(ftl, config, footprint, seed, true)
+}
+
+/// [`precondition`] writing every page one by one (the reference the formula is tested on).
+#[cfg(test)]
+pub(super) fn precondition_page_by_page(
+    ftl: &mut Ftl,
+    config: &PreconditionConfig,
+    footprint: Option<&Footprint>,
+    seed: u64,
+) -> Result<PreconditionReport, Error> {
+    precondition_with(ftl, config, footprint, seed, false)
+}
+
+fn precondition_with(
+    ftl: &mut Ftl,
+    config: &PreconditionConfig,
+    footprint: Option<&Footprint>,
+    seed: u64,
+    formula: bool,
 ) -> Result<PreconditionReport, Error> {
     let started = std::time::Instant::now();
     let mut report = PreconditionReport::default();
@@ -188,45 +236,60 @@ pub fn precondition(
     let chips = ftl.geometry.chips() as usize;
     let no_load = vec![0u32; chips];
     let mut gc_ops = Vec::new();
-    let mut written = Footprint::new(logical);
-    if let Some(footprint) = footprint.filter(|_| config.write_trace_footprint) {
-        for lpn in footprint.iter() {
-            ftl.write(lpn, &no_load, &mut gc_ops)?;
-            gc_ops.clear();
-            written.insert(lpn);
-        }
-        report.footprint_pages = written.pages();
-    }
+    let footprint = footprint.filter(|_| config.write_trace_footprint);
     let target = (config.fill_fraction * logical as f64) as u64;
-    if written.pages() < target {
-        // The rest of the fill goes to the logical pages after a seeded random start, in
-        // address order (wrapping): static striping still spreads it evenly over the planes,
-        // and the mapping table grows only with the pages filled.
+    let footprint_pages = footprint.map_or(0, Footprint::pages);
+    // The rest of the fill goes to the logical pages after a seeded random start, in address
+    // order (wrapping): static striping still spreads it evenly over the planes, and the
+    // mapping table grows only with the pages filled.
+    let sweep_start = (footprint_pages < target).then(|| {
         let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5052_4543_4f4e_4431);
-        let start = rng.random_range(0..logical);
-        for i in 0..logical {
-            if written.pages() >= target {
-                break;
-            }
-            let lpn = (start + i) % logical;
-            if !written.contains(lpn) {
-                ftl.write(lpn, &no_load, &mut gc_ops)?;
-                gc_ops.clear();
-                written.insert(lpn);
-                report.fill_pages += 1;
+        rng.random_range(0..logical)
+    });
+    let in_order = sweep_start.filter(|_| formula).and_then(|start| {
+        let (swept, fill_pages) =
+            super::fill::sweep_extent(footprint, start, logical, target - footprint_pages);
+        ftl.fill_in_order(footprint, start, swept)
+            .then_some(fill_pages)
+    });
+    let written = match in_order {
+        Some(fill_pages) => {
+            report.footprint_pages = footprint_pages;
+            report.fill_pages = fill_pages;
+            match ftl.map.fill() {
+                Some(fill) if config.age => fill.written(),
+                _ => Footprint::new(0),
             }
         }
-    }
+        None => fill_page_by_page(ftl, footprint, sweep_start, target, &mut report)?,
+    };
     if config.age && written.pages() > 0 {
         let round_writes = (written.pages() / 10).max(1);
         let mut picks = AgingPicks::new(&written, logical, seed);
         let mut last_waf = 0.0;
+        // Plane by plane when it applies (ftl/aging.rs), else in the order of the picks.
+        let plane_major = if formula {
+            ftl.begin_plane_major()
+        } else {
+            None
+        };
+        let mut by_plane = ByPlane::default();
         for round in 0..config.age_max_rounds {
             let before = ftl.counters();
-            for _ in 0..round_writes {
-                let lpn = picks.next(ftl);
-                ftl.write(lpn, &no_load, &mut gc_ops)?;
-                gc_ops.clear();
+            if let Some(numbering) = &plane_major {
+                let written = by_plane.write_round(ftl, numbering, &mut picks, round_writes);
+                if let Err(error) = written {
+                    if let Some(numbering) = plane_major {
+                        ftl.end_plane_major(numbering);
+                    }
+                    return Err(error);
+                }
+            } else {
+                for _ in 0..round_writes {
+                    let lpn = picks.next(ftl);
+                    ftl.write(lpn, &no_load, &mut gc_ops)?;
+                    gc_ops.clear();
+                }
             }
             let after = ftl.counters();
             let host = (after.host_page_writes - before.host_page_writes) as f64;
@@ -240,10 +303,140 @@ pub fn precondition(
             }
             last_waf = waf;
         }
+        // The round's buffers go before the numbering is turned back (its peak of memory).
+        drop(by_plane);
+        if let Some(numbering) = plane_major {
+            ftl.end_plane_major(numbering);
+        }
     }
     ftl.reset_counters();
     report.wall_s = started.elapsed().as_secs_f64();
     Ok(report)
+}
+
+/// The footprint, then the sweep from `sweep_start` up to `target` pages, one write a page.
+/// Returns the pages written, as a set.
+fn fill_page_by_page(
+    ftl: &mut Ftl,
+    footprint: Option<&Footprint>,
+    sweep_start: Option<u64>,
+    target: u64,
+    report: &mut PreconditionReport,
+) -> Result<Footprint, Error> {
+    let logical = ftl.logical_pages();
+    let no_load = vec![0u32; ftl.geometry.chips() as usize];
+    let mut gc_ops = Vec::new();
+    let mut written = Footprint::new(logical);
+    if let Some(footprint) = footprint {
+        for lpn in footprint.iter() {
+            ftl.write(lpn, &no_load, &mut gc_ops)?;
+            gc_ops.clear();
+            written.insert(lpn);
+        }
+        report.footprint_pages = written.pages();
+    }
+    if let Some(start) = sweep_start {
+        for i in 0..logical {
+            if written.pages() >= target {
+                break;
+            }
+            let lpn = (start + i) % logical;
+            if !written.contains(lpn) {
+                ftl.write(lpn, &no_load, &mut gc_ops)?;
+                gc_ops.clear();
+                written.insert(lpn);
+                report.fill_pages += 1;
+            }
+        }
+    }
+    Ok(written)
+}
+
+/// One aging round written plane by plane (ftl/aging.rs), with its buffers kept between
+/// rounds.
+#[derive(Default)]
+struct ByPlane {
+    /// The round's picks, plane-major numbered, grouped by plane, in the order drawn within
+    /// a plane.
+    grouped: Vec<u32>,
+    /// Start of each plane's group in `grouped`.
+    starts: Vec<usize>,
+}
+
+impl ByPlane {
+    fn write_round(
+        &mut self,
+        ftl: &mut Ftl,
+        numbering: &super::aging::PlaneMajor,
+        picks: &mut AgingPicks,
+        writes: u64,
+    ) -> Result<(), Error> {
+        let span = numbering.span();
+        let groups = ftl.planes.len();
+        // Drawn twice from the same state, to count then to place each plane's picks: a
+        // counting sort without a buffer of the round's picks in drawn order.
+        let at_start = picks.draw_state();
+        self.starts.clear();
+        self.starts.resize(groups + 1, 0);
+        for _ in 0..writes {
+            let label = numbering.label(picks.draw());
+            self.starts[(u64::from(label) / span) as usize + 1] += 1;
+        }
+        for g in 0..groups {
+            self.starts[g + 1] += self.starts[g];
+        }
+        picks.set_draw_state(at_start.clone());
+        self.grouped.resize(writes as usize, 0);
+        let mut next = self.starts.clone();
+        for _ in 0..writes {
+            let label = numbering.label(picks.draw());
+            let g = (u64::from(label) / span) as usize;
+            self.grouped[next[g]] = label;
+            next[g] += 1;
+        }
+        let no_load = vec![0u32; ftl.geometry.chips() as usize];
+        let mut gc_ops = Vec::new();
+        // A plane that fails stops; the error is the one the first failing write in the
+        // order of the picks gives.
+        let mut first_error: Option<(usize, Error)> = None;
+        for g in 0..groups {
+            let labels = &self.grouped[self.starts[g]..self.starts[g + 1]];
+            // The stages of AgingPicks::next: map entry, old block's record, what the
+            // invalidation touches, each a few writes ahead.
+            let mut old_pages: [Option<OldPage>; PICKS_AHEAD] = [None; PICKS_AHEAD];
+            for (n, &label) in labels.iter().enumerate() {
+                if let Some(&ahead) = labels.get(n + PICKS_AHEAD) {
+                    ftl.prefetch(u64::from(ahead));
+                }
+                if let Some(&ahead) = labels.get(n + BLOCK_AT) {
+                    old_pages[(n + BLOCK_AT) % PICKS_AHEAD] =
+                        ftl.prefetch_overwritten(u64::from(ahead));
+                }
+                if let Some(old) = old_pages[(n + REVERSE_AT) % PICKS_AHEAD] {
+                    ftl.prefetch_invalidation(old);
+                }
+                if let Err(error) = ftl.write(u64::from(label), &no_load, &mut gc_ops) {
+                    // Its place in the order of the picks, drawn again.
+                    let now = picks.draw_state();
+                    picks.set_draw_state(at_start.clone());
+                    let index = (0..writes as usize)
+                        .filter(|_| (u64::from(numbering.label(picks.draw())) / span) as usize == g)
+                        .nth(n)
+                        .unwrap_or(usize::MAX);
+                    picks.set_draw_state(now);
+                    if first_error.as_ref().is_none_or(|(at, _)| index < *at) {
+                        first_error = Some((index, error));
+                    }
+                    break;
+                }
+                gc_ops.clear();
+            }
+        }
+        match first_error {
+            Some((_, error)) => Err(error),
+            None => Ok(()),
+        }
+    }
 }
 
 /// Draws ahead of the write that is placed: the filled-page bit of a candidate is tested
@@ -297,6 +490,17 @@ impl<'a> AgingPicks<'a> {
             candidates: VecDeque::with_capacity(CANDIDATES_AHEAD + 1),
             ahead: VecDeque::with_capacity(PICKS_AHEAD + 1),
         }
+    }
+
+    /// Where the stream of [`AgingPicks::draw`] is: drawing again from a state restored by
+    /// [`AgingPicks::set_draw_state`] gives the same picks.
+    fn draw_state(&self) -> (ChaCha8Rng, VecDeque<u64>) {
+        (self.rng.clone(), self.candidates.clone())
+    }
+
+    fn set_draw_state(&mut self, (rng, candidates): (ChaCha8Rng, VecDeque<u64>)) {
+        self.rng = rng;
+        self.candidates = candidates;
     }
 
     /// The next filled page, in the order of the seeded stream.

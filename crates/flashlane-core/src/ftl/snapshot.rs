@@ -3,9 +3,12 @@
 //! changes is written in a fixed little-endian layout; the fields fixed when the drive is built
 //! (geometry, static map, the config's rules, the variation model's per-block rates) are not:
 //! a snapshot is loaded into a drive built afresh from the same inputs. Nor is the forward
-//! map: it is the inverse of the blocks' reverse maps (every valid reverse entry is a mapped
-//! logical page, and nothing else is mapped), rebuilt on load, which halves the file at about
-//! a second more per load on a 384 GiB drive (docs/performance.md). The encoders
+//! map: it is the inverse of the blocks' reverse maps and of the in-order fill (every valid
+//! reverse entry is a mapped logical page, so is every page a full block of the fill holds by
+//! formula, and nothing else is mapped), rebuilt on load, which halves the file at about a
+//! second more per load on a 384 GiB drive (docs/performance.md). The fill is stored as its
+//! formula (ftl/fill.rs: the footprint's pages and the swept range), so a full drive's
+//! snapshot holds its block records, not a word per page. The encoders
 //! destructure each struct without `..`, so a field added to the FTL does not compile until it
 //! is written here or named as fixed at build time (then [`STATE_VERSION`] goes up).
 //!
@@ -17,13 +20,14 @@
 use std::collections::BTreeSet;
 use std::io::{self, Read, Write};
 
+use super::fill::FillMap;
 use super::mapping::ChunkedTable;
 use super::plane::{Block, BlockState, Plane, INVALID, NONE};
 use super::variation::{Variation, VariationCounters};
 use super::{Ftl, FtlCounters, Shadow};
 
 /// Layout of the state below; part of the snapshot's format version.
-pub const STATE_VERSION: u32 = 1;
+pub const STATE_VERSION: u32 = 2;
 
 /// Little-endian writer of a snapshot's fields.
 pub struct Encoder<W: Write> {
@@ -188,8 +192,9 @@ impl Ftl {
             // A test hook set after preconditioning, and scratch space.
             break_relocation_for_test: _,
             gc_moves: _,
-            // Rebuilt from the reverse maps on load (see the module's comment).
-            map: _,
+            // Its fill's formula; the rest is rebuilt from the reverse maps on load (see the
+            // module's comment).
+            map,
             // The state.
             planes,
             counters,
@@ -218,6 +223,7 @@ impl Ftl {
         e.u32(*next_chip)?;
         e.u32s(next_plane_in_chip)?;
         e.u8(u8::from(*defer_release))?;
+        save_fill(e, map.fill())?;
         for plane in planes {
             save_plane(e, plane)?;
         }
@@ -264,10 +270,14 @@ impl Ftl {
             "next plane in chip",
         )?;
         self.defer_release = d.flag("deferred release")?;
+        if let Some(fill) = load_fill(d, self)? {
+            self.map.install_fill(fill);
+        }
         let lpn_ok = |lpn: u32| lpn == INVALID || u64::from(lpn) < logical;
         for plane in &mut self.planes {
             load_plane(d, plane, &lpn_ok)?;
         }
+        self.check_fill_blocks()?;
         self.rebuild_map();
         if d.flag("variation")? != self.variation.is_some() {
             return Err(invalid(
@@ -319,6 +329,94 @@ impl Ftl {
             }
         }
     }
+}
+
+impl Ftl {
+    /// Every block holding fill pages by formula lies where the fill put full blocks.
+    fn check_fill_blocks(&self) -> io::Result<()> {
+        let ppb = self.geometry.pages_per_block;
+        for (p, plane) in self.planes.iter().enumerate() {
+            for (b, block) in plane.blocks.iter().enumerate() {
+                if !block.holds_fill() {
+                    continue;
+                }
+                let Some(fill) = self.map.fill() else {
+                    return Err(invalid(format!(
+                        "block {b} of plane {p} holds fill pages, but the drive has no fill"
+                    )));
+                };
+                let full_blocks = fill.stream_pages(p) / u64::from(ppb);
+                let index = (b as u32).checked_sub(fill.first_block);
+                let in_fill = index.is_some_and(|i| u64::from(i) < full_blocks);
+                if !in_fill
+                    || block.valid_pages != ppb
+                    || block.next_page != ppb
+                    || block.state != BlockState::Full
+                {
+                    return Err(invalid(format!(
+                        "block {b} of plane {p} holds fill pages it cannot hold"
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Whether the drive was filled in order, then the fill's formula: its first block, the
+/// swept range, and each plane's footprint pages (local numbers).
+fn save_fill<W: Write>(e: &mut Encoder<W>, fill: Option<&FillMap>) -> io::Result<()> {
+    let Some(fill) = fill else {
+        return e.u8(0);
+    };
+    e.u8(1)?;
+    e.u32(fill.first_block)?;
+    e.u64(fill.sweep_start)?;
+    e.u64(fill.swept)?;
+    for plane in 0..fill.planes.len() {
+        let own = fill.plane_footprint(plane);
+        e.u32(own.len() as u32)?;
+        e.u32s(own)?;
+    }
+    Ok(())
+}
+
+/// What [`save_fill`] wrote, checked against the drive `ftl` (built afresh).
+fn load_fill<R: Read>(d: &mut Decoder<R>, ftl: &Ftl) -> io::Result<Option<FillMap>> {
+    if !d.flag("fill")? {
+        return Ok(None);
+    }
+    let logical = ftl.logical_pages();
+    let blocks = ftl.geometry.blocks_per_plane;
+    let first_block = d.index(blocks as usize + 1, false, "fill's first block")?;
+    let sweep_start = d.u64()?;
+    let swept = d.u64()?;
+    if swept > logical || (swept > 0 && sweep_start >= logical) {
+        return Err(invalid(format!(
+            "fill sweep of {swept} pages from {sweep_start} on {logical} logical pages"
+        )));
+    }
+    let planes = ftl.planes.len();
+    let mut counts = Vec::with_capacity(planes);
+    let mut locals = Vec::new();
+    for _ in 0..planes {
+        let count = d.u32()? as usize;
+        if (locals.len() + count) as u64 > logical {
+            return Err(invalid("more footprint pages than logical pages"));
+        }
+        let at = locals.len();
+        locals.resize(at + count, 0);
+        d.u32s(&mut locals[at..], |_| true, "fill footprint")?;
+        counts.push(count);
+    }
+    let fill = FillMap::new(
+        &ftl.static_map,
+        ftl.drive_shape(first_block),
+        (&counts, locals),
+        (sweep_start, swept),
+    );
+    fill.check(blocks).map_err(invalid)?;
+    Ok(Some(fill))
 }
 
 /// Each chunk: whether it is allocated, then its values.
@@ -583,6 +681,63 @@ mod tests {
         }
         assert!(ftl.counters().gc_runs > 10);
         (ftl, build)
+    }
+
+    /// The drive of [`aged`] filled in order to 0.9 (the fill's formula) around a footprint,
+    /// then overwritten in part: blocks by formula, materialised ones and GC victims.
+    fn filled() -> (Ftl, impl Fn() -> Ftl) {
+        let (_, build) = aged();
+        let mut ftl = build();
+        let logical = ftl.logical_pages();
+        let mut footprint = crate::ftl::Footprint::new(logical);
+        for lpn in (0..logical).step_by(11) {
+            footprint.insert(lpn);
+        }
+        let config = crate::ftl::PreconditionConfig {
+            fill_fraction: 0.9,
+            ..Default::default()
+        };
+        crate::ftl::precondition(&mut ftl, &config, Some(&footprint), 3).unwrap();
+        assert!(ftl.map.fill().is_some());
+        let mut ops = Vec::new();
+        for lpn in (0..logical).step_by(7) {
+            ftl.write(lpn, &[0, 0], &mut ops).unwrap();
+        }
+        assert!(ftl
+            .planes
+            .iter()
+            .any(|p| p.blocks.iter().any(|b| b.holds_fill())));
+        (ftl, build)
+    }
+
+    #[test]
+    fn a_filled_drive_loads_as_it_was_saved() {
+        let (ftl, build) = filled();
+        let bytes = saved(&ftl);
+        let mut loaded = build();
+        loaded.load_state(&mut Decoder::new(&bytes[..])).unwrap();
+        assert_eq!(saved(&loaded), bytes);
+        assert_eq!(loaded.allocated_bytes(), ftl.allocated_bytes());
+        for lpn in 0..ftl.logical_pages() {
+            assert_eq!(
+                loaded.mapped_target(lpn),
+                ftl.mapped_target(lpn),
+                "page {lpn}"
+            );
+        }
+        let step = bytes.len() / 150 + 1;
+        for at in (0..bytes.len()).step_by(step) {
+            let mut damaged = bytes.clone();
+            damaged[at] ^= 0xa5;
+            let mut target = build();
+            if target.load_state(&mut Decoder::new(&damaged[..])).is_ok() {
+                // In range, so usable without a panic (the file's checksum refuses it).
+                let mut ops = Vec::new();
+                for lpn in 0..target.logical_pages() {
+                    let _ = target.write(lpn, &[0, 0], &mut ops);
+                }
+            }
+        }
     }
 
     fn saved(ftl: &Ftl) -> Vec<u8> {
