@@ -87,7 +87,19 @@ RUNS = {
         "--max-requests",
         "30000",
     ],
+    # The batch lists by name (the PIQ default until issue 31), and the default.
     "ssdsim piq batch": [
+        "--preset",
+        "ssdsim-mlc-8x8",
+        "--trace",
+        f"{T}/tpcc-small.mqsim",
+        "--remap-addresses",
+        "--set",
+        "host.scheduler.kind=piq",
+        "--set",
+        "host.scheduler.issue_rule=batch_lists",
+    ],
+    "ssdsim piq default": [
         "--preset",
         "ssdsim-mlc-8x8",
         "--trace",

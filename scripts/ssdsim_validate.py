@@ -104,7 +104,8 @@ VARIANTS = {
             "host.handover_per_pass=all",
             "host.handover_needs_idle_channels=true",
         ],
-        "stand_in": ["host.scheduler.kind=piq"],
+        # The stand-in ran our batch lists (the PIQ default before issue 31): named.
+        "stand_in": ["host.scheduler.kind=piq", "host.scheduler.issue_rule=batch_lists"],
     },
 }
 # Every variant on `ssdsim-platform`: the drive starts as SSDsim starts it (only the sectors

@@ -230,9 +230,15 @@ fn configs() -> Vec<HostSchedulerConfig> {
         r#"{"kind":"deadline","read_expire_ns":300000,"write_expire_ns":900000,"fifo_batch_requests":1,"writes_starved_batches":0,"front_merges":false}"#,
         r#"{"kind":"cfq","slice_sync_ns":50000,"slice_async_ns":20000}"#,
         r#"{"kind":"anticipatory","antic_expire_ns":100000,"read_expire_ns":200000,"write_expire_ns":400000}"#,
-        r#"{"kind":"rws","write_starvation_guard":false}"#,
-        r#"{"kind":"piq","write_starvation_guard":false,"hold_outstanding_conflicts":false}"#,
-        r#"{"kind":"piq_r","hold_outstanding_conflicts":false}"#,
+        // The batch lists (a named option; the PIQ kinds' default is ssdsim_passes).
+        r#"{"kind":"rws","issue_rule":"batch_lists"}"#,
+        r#"{"kind":"piq_r","issue_rule":"batch_lists"}"#,
+        r#"{"kind":"piq_w","issue_rule":"batch_lists"}"#,
+        r#"{"kind":"piq","issue_rule":"batch_lists"}"#,
+        r#"{"kind":"piq","issue_rule":"batch_lists","batch_cycles":true}"#,
+        r#"{"kind":"rws","write_starvation_guard":false,"issue_rule":"batch_lists"}"#,
+        r#"{"kind":"piq","write_starvation_guard":false,"hold_outstanding_conflicts":false,"issue_rule":"batch_lists"}"#,
+        r#"{"kind":"piq_r","hold_outstanding_conflicts":false,"issue_rule":"batch_lists"}"#,
         r#"{"kind":"vios","write_starvation_guard":false}"#,
         r#"{"kind":"pass","region_bytes":65536,"batch_threshold_requests":2,"read_expire_ns":300000,"write_expire_ns":600000,"merge":false}"#,
         r#"{"kind":"pass","region_bytes":32768,"batch_threshold_requests":4}"#,
@@ -267,8 +273,10 @@ proptest! {
         }
     }
 
-    /// PIQ: members of one issued batch never share a chip; a batched request never goes out
-    /// onto a busy chip; no write goes out while read batches wait unless the guard forced it.
+    /// PIQ's batch lists (`issue_rule = "batch_lists"`, a named option since the default is
+    /// the SSDsim fork's passes): members of one issued batch never share a chip; a batched
+    /// request never goes out onto a busy chip; no write goes out while read batches wait
+    /// unless the guard forced it.
     #[test]
     fn piq_batches_are_conflict_free(
         specs in specs(), seed in any::<u64>(), queue_length in 1usize..65, slots in 1u32..17,
@@ -276,7 +284,7 @@ proptest! {
         guard in any::<bool>(),
     ) {
         let cfg: HostSchedulerConfig = serde_json::from_str(&format!(
-            r#"{{"kind":"{kind}","write_starvation_guard":{guard}}}"#
+            r#"{{"kind":"{kind}","write_starvation_guard":{guard},"issue_rule":"batch_lists"}}"#
         )).unwrap();
         let batched_reads = kind == "piq" || kind == "piq_r";
         let batched_writes = kind == "piq" || kind == "piq_w";

@@ -281,6 +281,41 @@ fn batch_cycles_with_the_fork_s_rule_is_refused_by_name() {
     assert!(err.to_string().contains("partial_page_writes"), "{err}");
 }
 
+/// Issue 31: each PIQ kind's default is the reading validated against the public SSDsim fork
+/// (`ssdsim_passes`); the batch lists are a named option, and `batch_cycles` alone (which
+/// belongs to them) is refused by name. The config echo names the rule either way.
+#[test]
+fn the_fork_s_passes_are_the_default_and_the_echo_names_the_rule() {
+    use flashlane_core::host::{HostSchedulerConfig, PiqIssueRule};
+    for kind in ["rws", "piq_r", "piq_w", "piq"] {
+        let config = HostSchedulerConfig::default_for(kind).unwrap();
+        let echo = serde_json::to_value(&config).unwrap();
+        assert_eq!(echo["issue_rule"], "ssdsim_passes", "{kind}");
+        let named: HostSchedulerConfig = serde_json::from_value(serde_json::json!({
+            "kind": kind, "issue_rule": "batch_lists"
+        }))
+        .unwrap();
+        let echo = serde_json::to_value(&named).unwrap();
+        assert_eq!(echo["issue_rule"], "batch_lists", "{kind}");
+    }
+    assert_eq!(PiqIssueRule::default(), PiqIssueRule::SsdsimPasses);
+    let cycles_alone: Vec<(String, String)> = [
+        ("host.scheduler.kind", "piq"),
+        ("host.scheduler.batch_cycles", "true"),
+    ]
+    .iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    let err = Config::from_preset("ssdsim-mlc-8x8", &cycles_alone).unwrap_err();
+    assert!(err.to_string().contains("batch_lists"), "{err}");
+    let mut with_lists = cycles_alone.clone();
+    with_lists.push((
+        "host.scheduler.issue_rule".to_string(),
+        "batch_lists".to_string(),
+    ));
+    assert!(Config::from_preset("ssdsim-mlc-8x8", &with_lists).is_ok());
+}
+
 #[test]
 fn the_platform_preset_is_its_base_preset_with_the_set_chain_reproduce_used() {
     // The chain `flashlane reproduce piq` put on ssdsim-mlc-8x8 before the preset existed,

@@ -225,10 +225,11 @@ pub enum HostSchedulerConfig {
     Rws {
         #[serde(default = "yes")]
         write_starvation_guard: bool,
-        /// `batch_lists` (the default: two FIFO lists, reads first, with the write-starvation
-        /// guard) or `ssdsim_passes` (every hand-over pass puts the waiting reads before the
-        /// waiting writes, as the SSDsim fork's PIQ does without its conflict passes).
-        #[serde(default, skip_serializing_if = "PiqIssueRule::is_default")]
+        /// `ssdsim_passes` (the default, the reading validated against the public SSDsim fork
+        /// with PIQ: every hand-over pass puts the waiting reads before the waiting writes, as
+        /// that fork's PIQ does without its conflict passes) or `batch_lists` (two FIFO lists,
+        /// reads first, with the write-starvation guard). Always in the config echo.
+        #[serde(default)]
         issue_rule: PiqIssueRule,
     },
     /// PIQ with read batches only (writes FIFO after reads).
@@ -240,9 +241,10 @@ pub enum HostSchedulerConfig {
         /// A batch is a cycle: once issued it must complete before the next batch goes.
         #[serde(default, skip_serializing_if = "is_false")]
         batch_cycles: bool,
-        /// `batch_lists` (the default: Algorithm 1's batch lists with the rules above) or
-        /// `ssdsim_passes` (the public SSDsim fork's PIQ: reorder, never hold; piq_passes.rs).
-        #[serde(default, skip_serializing_if = "PiqIssueRule::is_default")]
+        /// `ssdsim_passes` (the default, the reading validated against the public SSDsim fork
+        /// with PIQ: reorder, never hold; piq_passes.rs) or `batch_lists` (Algorithm 1's batch
+        /// lists with the rules above). Always in the config echo.
+        #[serde(default)]
         issue_rule: PiqIssueRule,
     },
     /// PIQ with write batches only (reads FIFO, before writes).
@@ -254,9 +256,10 @@ pub enum HostSchedulerConfig {
         /// A batch is a cycle: once issued it must complete before the next batch goes.
         #[serde(default, skip_serializing_if = "is_false")]
         batch_cycles: bool,
-        /// `batch_lists` (the default: Algorithm 1's batch lists with the rules above) or
-        /// `ssdsim_passes` (the public SSDsim fork's PIQ: reorder, never hold; piq_passes.rs).
-        #[serde(default, skip_serializing_if = "PiqIssueRule::is_default")]
+        /// `ssdsim_passes` (the default, the reading validated against the public SSDsim fork
+        /// with PIQ: reorder, never hold; piq_passes.rs) or `batch_lists` (Algorithm 1's batch
+        /// lists with the rules above). Always in the config echo.
+        #[serde(default)]
         issue_rule: PiqIssueRule,
     },
     /// PIQ: read and write batches.
@@ -268,9 +271,10 @@ pub enum HostSchedulerConfig {
         /// A batch is a cycle: once issued it must complete before the next batch goes.
         #[serde(default, skip_serializing_if = "is_false")]
         batch_cycles: bool,
-        /// `batch_lists` (the default: Algorithm 1's batch lists with the rules above) or
-        /// `ssdsim_passes` (the public SSDsim fork's PIQ: reorder, never hold; piq_passes.rs).
-        #[serde(default, skip_serializing_if = "PiqIssueRule::is_default")]
+        /// `ssdsim_passes` (the default, the reading validated against the public SSDsim fork
+        /// with PIQ: reorder, never hold; piq_passes.rs) or `batch_lists` (Algorithm 1's batch
+        /// lists with the rules above). Always in the config echo.
+        #[serde(default)]
         issue_rule: PiqIssueRule,
     },
     /// VIOS hierarchical (chip, channel) batches.
@@ -383,19 +387,14 @@ impl HandoverPerPass {
 pub enum PiqIssueRule {
     /// Algorithm 1's read and write batch lists, issued in creation order, with
     /// `hold_outstanding_conflicts` / `batch_cycles` deciding what waits for outstanding
-    /// requests (piq.rs).
-    #[default]
+    /// requests (piq.rs). A named option: no public code runs it.
     BatchLists,
     /// `schedule_PIQ` of the public SSDsim fork: every pass reorders the waiting requests into
     /// greedy conflict-free passes, reads first; outstanding requests are ignored and nothing
-    /// is held (piq_passes.rs).
+    /// is held (piq_passes.rs). The default: the reading validated against public code
+    /// (docs/validation.md, "SSDsim").
+    #[default]
     SsdsimPasses,
-}
-
-impl PiqIssueRule {
-    fn is_default(&self) -> bool {
-        *self == PiqIssueRule::BatchLists
-    }
 }
 
 fn is_false(b: &bool) -> bool {
@@ -845,7 +844,8 @@ mod tests {
 
     #[test]
     fn piq_guard_serves_write_phase_after_read_phase() {
-        let mut s = build(r#"{"kind":"rws"}"#);
+        // The guard belongs to the batch lists (the ssdsim_passes default has no phases).
+        let mut s = build(r#"{"kind":"rws","issue_rule":"batch_lists"}"#);
         with_view(0, |v| {
             s.push(req(0, Op::Write, 0, 0), v);
             s.push(req(1, Op::Read, 1, 0), v);
