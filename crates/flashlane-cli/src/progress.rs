@@ -188,7 +188,7 @@ impl RunsProgress {
         } else if self.started.elapsed() >= PLAIN_LINE_INTERVAL {
             crate::output::print_err(&format!(
                 "flashlane: {} finished in {:.0} s\n",
-                crate::output::count(self.total as u64, "run"),
+                crate::output::count(self.total, "run"),
                 self.started.elapsed().as_secs_f64()
             ));
         }
