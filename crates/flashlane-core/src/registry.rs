@@ -1,0 +1,140 @@
+//! The one list per pluggable kind (host scheduler, device scheduler, interconnect).
+//!
+//! A kind's `mod.rs` calls [`registry!`] once; adding a piece is its own file (the config
+//! struct, its [`registry!`]-named build trait impl, the implementation) plus one line in
+//! that call's `kinds [...]`. Everything else follows from the line: the config variant and
+//! its `kind` spelling, `name()`, `NAMES`, the builder, the static dispatch and
+//! `all_defaults()`, which the contract tests and the benchmarks iterate.
+
+/// Expands one kind list. Input, in this order:
+///
+/// - `config NAME;` (attributes allowed): the config enum, internally tagged by `kind`; each
+///   entry `"name" => Variant(ConfigStruct)` becomes `Variant(ConfigStruct)` spelt `"name"`.
+///   The struct must carry `#[serde(deny_unknown_fields)]`; a parameterless kind is an empty
+///   braced struct (`struct LifoConfig {}`), since serde's `deny_unknown_fields` does not
+///   reach unit variants or unit structs, which would take any key.
+/// - `dispatch NAME: TRAIT { fn ...; }`: an enum with one variant per entry, holding what the
+///   entry builds, and `TRAIT` implemented on it by one `match` per listed method (static
+///   dispatch). List every method of `TRAIT`, defaulted ones included, or the enum would keep
+///   the default instead of the piece's own.
+/// - `kind trait NAME { fn build(&self, ARGS); fn extra(&self, ...) -> T { default } }`: the
+///   trait every config struct implements (`type Built`, `build`, and the listed extra
+///   methods, whose bodies are their defaults); the config enum gets `build(ARGS)` and each
+///   extra method, dispatched to the variant's struct.
+/// - `kinds [ "name" => Variant(ConfigStruct), ... ]`, in documentation order.
+macro_rules! registry {
+    (
+        $(#[$config_attr:meta])*
+        config $Config:ident;
+        $(#[$any_attr:meta])*
+        dispatch $Any:ident: $Trait:ident {
+            $(fn $m:ident(& $($recv:ident)+ $(, $a:ident: $t:ty)*) $(-> $r:ty)?;)*
+        }
+        $(#[$kind_attr:meta])*
+        kind trait $Kind:ident {
+            fn build(&$bself:ident $(, $ba:ident: $bt:ty)*);
+            $(fn $e:ident(&$eself:ident $(, $ea:ident: $et:ty)*) -> $er:ty $ebody:block)*
+        }
+        kinds $kinds:tt
+    ) => {
+        $crate::registry::registry!(
+            @items [$(#[$config_attr])*] $Config, [$(#[$any_attr])*] $Any, $Kind, $kinds
+        );
+
+        $(#[$kind_attr])*
+        pub trait $Kind {
+            /// What the config builds.
+            type Built: $Trait;
+            fn build(&$bself $(, $ba: $bt)*) -> Self::Built;
+            $(fn $e(&$eself $(, $ea: $et)*) -> $er $ebody)*
+        }
+
+        impl $Config {
+            /// The piece this config describes.
+            pub fn build(&$bself $(, $ba: $bt)*) -> $Any {
+                $crate::registry::registry!(@build $bself, $Config, $Any, $kinds, ($($ba),*))
+            }
+            $(
+                pub fn $e(&$eself $(, $ea: $et)*) -> $er {
+                    $crate::registry::registry!(@match [$eself] $Config, $kinds, $e, ($($ea),*))
+                }
+            )*
+        }
+
+        impl $Trait for $Any {
+            $(
+                fn $m(& $($recv)+ $(, $a: $t)*) $(-> $r)? {
+                    $crate::registry::registry!(@match [$($recv)+] $Any, $kinds, $m, ($($a),*))
+                }
+            )*
+        }
+    };
+
+    (
+        @items [$(#[$config_attr:meta])*] $Config:ident, [$(#[$any_attr:meta])*] $Any:ident,
+        $Kind:ident, [$($name:literal => $V:ident($C:ty)),* $(,)?]
+    ) => {
+        $(#[$config_attr])*
+        #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+        #[serde(tag = "kind", deny_unknown_fields)]
+        pub enum $Config {
+            $(
+                #[serde(rename = $name)]
+                $V($C),
+            )*
+        }
+
+        impl $Config {
+            /// Every kind's `kind` spelling, in documentation order.
+            pub const NAMES: &'static [&'static str] = &[$($name),*];
+
+            /// The `kind` spelling of this config.
+            pub fn name(&self) -> &'static str {
+                match self {
+                    $($Config::$V(_) => $name,)*
+                }
+            }
+
+            /// The kind `kind` with default parameters, None for an unknown kind.
+            pub fn default_for(kind: &str) -> Option<Self> {
+                let mut table = ::serde_json::Map::new();
+                table.insert("kind".into(), ::serde_json::Value::String(kind.into()));
+                ::serde_json::from_value(::serde_json::Value::Object(table)).ok()
+            }
+
+            /// Every kind with its default parameters, in documentation order.
+            pub fn all_defaults() -> Vec<Self> {
+                Self::NAMES
+                    .iter()
+                    .map(|kind| {
+                        Self::default_for(kind)
+                            .unwrap_or_else(|| panic!("kind {kind}: a key without a default"))
+                    })
+                    .collect()
+            }
+        }
+
+        /// Every kind, for static dispatch: one variant per config variant.
+        $(#[$any_attr])*
+        pub enum $Any {
+            $($V(<$C as $Kind>::Built),)*
+        }
+    };
+
+    (@build $slf:ident, $Config:ident, $Any:ident, [$($name:literal => $V:ident($C:ty)),* $(,)?], $args:tt) => {
+        match $slf {
+            $($Config::$V(c) => $Any::$V(c.build $args),)*
+        }
+    };
+
+    (@match [mut $slf:ident] $($rest:tt)*) => {
+        $crate::registry::registry!(@match [$slf] $($rest)*)
+    };
+    (@match [$slf:ident] $Enum:ident, [$($name:literal => $V:ident($C:ty)),* $(,)?], $m:ident, $args:tt) => {
+        match $slf {
+            $($Enum::$V(s) => s.$m $args,)*
+        }
+    };
+}
+
+pub(crate) use registry;
