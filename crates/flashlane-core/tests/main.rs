@@ -12,6 +12,7 @@ mod energy;
 mod host_contract;
 mod host_papers;
 mod interconnects;
+mod kind_lists;
 mod memory;
 mod mqsim_data_path;
 mod mqsim_platform;
