@@ -33,7 +33,7 @@ macro_rules! registry {
         $(#[$kind_attr:meta])*
         kind trait $Kind:ident {
             fn build(&$bself:ident $(, $ba:ident: $bt:ty)*);
-            $(fn $e:ident(&$eself:ident $(, $ea:ident: $et:ty)*) -> $er:ty $ebody:block)*
+            $($(#[$eattr:meta])* fn $e:ident(&$eself:ident $(, $ea:ident: $et:ty)*) -> $er:ty $ebody:block)*
         }
         kinds $kinds:tt
     ) => {
@@ -46,7 +46,7 @@ macro_rules! registry {
             /// What the config builds.
             type Built: $Trait;
             fn build(&$bself $(, $ba: $bt)*) -> Self::Built;
-            $(fn $e(&$eself $(, $ea: $et)*) -> $er $ebody)*
+            $($(#[$eattr])* fn $e(&$eself $(, $ea: $et)*) -> $er $ebody)*
         }
 
         impl $Config {
@@ -55,6 +55,7 @@ macro_rules! registry {
                 $crate::registry::registry!(@build $bself, $Config, $Any, $kinds, ($($ba),*))
             }
             $(
+                $(#[$eattr])*
                 pub fn $e(&$eself $(, $ea: $et)*) -> $er {
                     $crate::registry::registry!(@match [$eself] $Config, $kinds, $e, ($($ea),*))
                 }

@@ -8,6 +8,7 @@ use std::fmt::Debug;
 use flashlane_core::config::Config;
 use flashlane_core::device::DeviceSchedulerConfig;
 use flashlane_core::host::HostSchedulerConfig;
+use flashlane_core::interconnect::InterconnectConfig;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
@@ -62,4 +63,14 @@ fn every_device_scheduler_refuses_unknown_keys() {
         DeviceSchedulerConfig::name,
     );
     check_overrides("device.scheduler", DeviceSchedulerConfig::NAMES);
+}
+
+#[test]
+fn every_interconnect_refuses_unknown_keys() {
+    check_list(
+        InterconnectConfig::NAMES,
+        InterconnectConfig::all_defaults(),
+        InterconnectConfig::name,
+    );
+    check_overrides("interconnect", InterconnectConfig::NAMES);
 }
