@@ -21,6 +21,7 @@ mod multiplane;
 mod pass_platform;
 mod piq_ssdsim;
 mod precondition_cache;
+mod preset_list;
 mod progress;
 mod region_contention;
 mod run_inputs;
