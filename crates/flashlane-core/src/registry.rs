@@ -17,9 +17,9 @@
 ///   entry builds, and `TRAIT` implemented on it by one `match` per listed method (static
 ///   dispatch). List every method of `TRAIT`, defaulted ones included, or the enum would keep
 ///   the default instead of the piece's own.
-/// - `kind trait NAME { fn build(&self, ARGS); fn extra(&self, ...) -> T { default } }`: the
-///   trait every config struct implements (`type Built`, `build`, and the listed extra
-///   methods, whose bodies are their defaults); the config enum gets `build(ARGS)` and each
+/// - `kind trait NAME { fn build(&self, ARGS); fn extra(&self, ...) -> T; }`: the trait every
+///   config struct implements (`type Built`, `build`, and the listed extra methods, each
+///   required or, written with a body, defaulted); the config enum gets `build(ARGS)` and each
 ///   extra method, dispatched to the variant's struct.
 /// - `kinds [ "name" => Variant(ConfigStruct), ... ]`, in documentation order.
 macro_rules! registry {
@@ -33,7 +33,7 @@ macro_rules! registry {
         $(#[$kind_attr:meta])*
         kind trait $Kind:ident {
             fn build(&$bself:ident $(, $ba:ident: $bt:ty)*);
-            $($(#[$eattr:meta])* fn $e:ident(&$eself:ident $(, $ea:ident: $et:ty)*) -> $er:ty $ebody:block)*
+            $($extra:tt)*
         }
         kinds $kinds:tt
     ) => {
@@ -46,7 +46,7 @@ macro_rules! registry {
             /// What the config builds.
             type Built: $Trait;
             fn build(&$bself $(, $ba: $bt)*) -> Self::Built;
-            $($(#[$eattr])* fn $e(&$eself $(, $ea: $et)*) -> $er $ebody)*
+            $($extra)*
         }
 
         impl $Config {
@@ -54,13 +54,9 @@ macro_rules! registry {
             pub fn build(&$bself $(, $ba: $bt)*) -> $Any {
                 $crate::registry::registry!(@build $bself, $Config, $Any, $kinds, ($($ba),*))
             }
-            $(
-                $(#[$eattr])*
-                pub fn $e(&$eself $(, $ea: $et)*) -> $er {
-                    $crate::registry::registry!(@match [$eself] $Config, $kinds, $e, ($($ea),*))
-                }
-            )*
         }
+
+        $crate::registry::registry!(@extra $Config, $kinds, $($extra)*);
 
         impl $Trait for $Any {
             $(
@@ -125,6 +121,37 @@ macro_rules! registry {
     (@build $slf:ident, $Config:ident, $Any:ident, [$($name:literal => $V:ident($C:ty)),* $(,)?], $args:tt) => {
         match $slf {
             $($Config::$V(c) => $Any::$V(c.build $args),)*
+        }
+    };
+
+    // The kind trait's further methods, one at a time (required `;` or defaulted `{...}`),
+    // each dispatched from the config enum to the variant's struct.
+    (@extra $Config:ident, $kinds:tt,) => {};
+    (
+        @extra $Config:ident, $kinds:tt,
+        $(#[$a:meta])* fn $e:ident(&$s:ident $(, $ea:ident: $et:ty)*) -> $er:ty;
+        $($rest:tt)*
+    ) => {
+        $crate::registry::registry!(@extra_fn $Config, $kinds, [$(#[$a])*] $e($s $(, $ea: $et)*) $er);
+        $crate::registry::registry!(@extra $Config, $kinds, $($rest)*);
+    };
+    (
+        @extra $Config:ident, $kinds:tt,
+        $(#[$a:meta])* fn $e:ident(&$s:ident $(, $ea:ident: $et:ty)*) -> $er:ty $body:block
+        $($rest:tt)*
+    ) => {
+        $crate::registry::registry!(@extra_fn $Config, $kinds, [$(#[$a])*] $e($s $(, $ea: $et)*) $er);
+        $crate::registry::registry!(@extra $Config, $kinds, $($rest)*);
+    };
+    (
+        @extra_fn $Config:ident, $kinds:tt, [$(#[$a:meta])*]
+        $e:ident($s:ident $(, $ea:ident: $et:ty)*) $er:ty
+    ) => {
+        impl $Config {
+            $(#[$a])*
+            pub fn $e(&$s $(, $ea: $et)*) -> $er {
+                $crate::registry::registry!(@match [$s] $Config, $kinds, $e, ($($ea),*))
+            }
         }
     };
 

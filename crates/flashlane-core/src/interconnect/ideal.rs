@@ -3,8 +3,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::{
-    Acquire, BusArbitration, Grant, Interconnect, InterconnectKind, InterconnectReport, Links,
-    Transfer,
+    Acquire, BusArbitration, Grant, Interconnect, InterconnectKind, InterconnectReport, LinkPower,
+    Links, Transfer,
 };
 use crate::geometry::Geometry;
 use crate::timing::Timing;
@@ -22,6 +22,14 @@ impl InterconnectKind for IdealConfig {
     type Built = Ideal;
     fn build(&self, geometry: &Geometry, timing: &Timing) -> Ideal {
         Ideal::new(geometry, timing, self.arbitration)
+    }
+    fn link_power(&self) -> LinkPower {
+        LinkPower::Link
+    }
+    fn controllers_and_routers(&self, geometry: &Geometry) -> (u64, u64) {
+        // A controller per private link would be one per chip; the ideal SSD's links are
+        // driven by the baseline's per-channel controllers.
+        (geometry.channels as u64, 0)
     }
 }
 

@@ -174,6 +174,10 @@ crate::registry::registry! {
             let _ = geometry;
             Ok(())
         }
+        /// Which active power the energy model charges for its links' busy time.
+        fn link_power(&self) -> LinkPower;
+        /// Flash controllers and routers it has (what draws static power in the energy model).
+        fn controllers_and_routers(&self, geometry: &Geometry) -> (u64, u64);
     }
 
     // One line per interconnect: `"kind" => Variant(ConfigStruct)`, in documentation order.
@@ -185,6 +189,15 @@ crate::registry::registry! {
         "nossd" => Nossd(NoSsdConfig),
         "venice" => Venice(VeniceConfig),
     ]
+}
+
+/// The power a link draws while it carries bits (`[energy]`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LinkPower {
+    /// A shared or packetized bus: `energy.bus_active_mw`.
+    Bus,
+    /// A point-to-point link: `energy.link_active_mw`.
+    Link,
 }
 
 /// A boxed interconnect (a large one, kept off the dispatch enum) is one too.

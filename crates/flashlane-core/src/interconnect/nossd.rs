@@ -13,7 +13,8 @@ use serde::{Deserialize, Serialize};
 
 use super::mesh::MeshShape;
 use super::{
-    transfer_ns, Acquire, Grant, Interconnect, InterconnectKind, InterconnectReport, Transfer,
+    transfer_ns, Acquire, Grant, Interconnect, InterconnectKind, InterconnectReport, LinkPower,
+    Transfer,
 };
 use crate::geometry::Geometry;
 use crate::timing::Timing;
@@ -75,6 +76,13 @@ impl InterconnectKind for NoSsdConfig {
     fn validate(&self, geometry: &Geometry) -> Result<(), String> {
         MeshShape::check(geometry, self.controllers_count)?;
         self.check_params()
+    }
+    fn link_power(&self) -> LinkPower {
+        LinkPower::Link
+    }
+    fn controllers_and_routers(&self, geometry: &Geometry) -> (u64, u64) {
+        let routers = MeshShape::new(geometry, self.controllers_count).routers();
+        (self.controllers_count as u64, routers as u64)
     }
 }
 

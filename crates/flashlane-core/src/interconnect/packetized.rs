@@ -4,7 +4,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Acquire, Grant, Interconnect, InterconnectKind, InterconnectReport, Links, Transfer};
+use super::{
+    Acquire, Grant, Interconnect, InterconnectKind, InterconnectReport, LinkPower, Links, Transfer,
+};
 use crate::geometry::Geometry;
 use crate::timing::Timing;
 
@@ -57,6 +59,12 @@ impl InterconnectKind for PacketizedConfig {
     }
     fn validate(&self, _geometry: &Geometry) -> Result<(), String> {
         self.check_params()
+    }
+    fn link_power(&self) -> LinkPower {
+        LinkPower::Bus
+    }
+    fn controllers_and_routers(&self, geometry: &Geometry) -> (u64, u64) {
+        (geometry.channels as u64, 0)
     }
 }
 

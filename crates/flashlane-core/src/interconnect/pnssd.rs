@@ -7,7 +7,9 @@
 use serde::{Deserialize, Serialize};
 
 use super::packetized::PacketizedConfig;
-use super::{Acquire, Grant, Interconnect, InterconnectKind, InterconnectReport, Links, Transfer};
+use super::{
+    Acquire, Grant, Interconnect, InterconnectKind, InterconnectReport, LinkPower, Links, Transfer,
+};
 use crate::geometry::Geometry;
 use crate::timing::Timing;
 
@@ -24,6 +26,12 @@ impl InterconnectKind for PnssdConfig {
     }
     fn validate(&self, _geometry: &Geometry) -> Result<(), String> {
         self.0.check_params()
+    }
+    fn link_power(&self) -> LinkPower {
+        LinkPower::Bus
+    }
+    fn controllers_and_routers(&self, geometry: &Geometry) -> (u64, u64) {
+        ((geometry.channels + geometry.chips_per_channel) as u64, 0)
     }
 }
 

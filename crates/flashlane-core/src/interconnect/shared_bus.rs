@@ -3,8 +3,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::{
-    Acquire, BusArbitration, Grant, Interconnect, InterconnectKind, InterconnectReport, Links,
-    Transfer,
+    Acquire, BusArbitration, Grant, Interconnect, InterconnectKind, InterconnectReport, LinkPower,
+    Links, Transfer,
 };
 use crate::geometry::Geometry;
 use crate::timing::Timing;
@@ -22,6 +22,12 @@ impl InterconnectKind for SharedBusConfig {
     type Built = SharedBus;
     fn build(&self, geometry: &Geometry, timing: &Timing) -> SharedBus {
         SharedBus::new(geometry, timing, self.arbitration)
+    }
+    fn link_power(&self) -> LinkPower {
+        LinkPower::Bus
+    }
+    fn controllers_and_routers(&self, geometry: &Geometry) -> (u64, u64) {
+        (geometry.channels as u64, 0)
     }
 }
 

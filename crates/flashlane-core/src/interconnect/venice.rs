@@ -20,7 +20,9 @@ use std::collections::{BinaryHeap, VecDeque};
 use serde::{Deserialize, Serialize};
 
 use super::mesh::{MeshShape, EAST, FROM_CONTROLLER, NORTH, SOUTH, WEST};
-use super::{Acquire, Grant, Interconnect, InterconnectKind, InterconnectReport, Transfer, Wake};
+use super::{
+    Acquire, Grant, Interconnect, InterconnectKind, InterconnectReport, LinkPower, Transfer, Wake,
+};
 use crate::geometry::Geometry;
 use crate::timing::Timing;
 
@@ -188,6 +190,13 @@ impl InterconnectKind for VeniceConfig {
     fn validate(&self, geometry: &Geometry) -> Result<(), String> {
         MeshShape::check(geometry, self.controllers_count)?;
         self.check_params()
+    }
+    fn link_power(&self) -> LinkPower {
+        LinkPower::Link
+    }
+    fn controllers_and_routers(&self, geometry: &Geometry) -> (u64, u64) {
+        let routers = MeshShape::new(geometry, self.controllers_count).routers();
+        (self.controllers_count as u64, routers as u64)
     }
 }
 
