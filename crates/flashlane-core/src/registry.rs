@@ -11,8 +11,9 @@
 /// - `config NAME;` (attributes allowed): the config enum, internally tagged by `kind`; each
 ///   entry `"name" => Variant(ConfigStruct)` becomes `Variant(ConfigStruct)` spelt `"name"`.
 ///   The struct must carry `#[serde(deny_unknown_fields)]`; a parameterless kind is an empty
-///   braced struct (`struct LifoConfig {}`), since serde's `deny_unknown_fields` does not
-///   reach unit variants or unit structs, which would take any key.
+///   braced struct (`struct LifoConfig {}`): a unit variant would take any key (serde's
+///   `deny_unknown_fields` does not reach it) and a unit struct refuses keys without naming
+///   them. `tests/kind_lists.rs` checks every kind.
 /// - `dispatch NAME: TRAIT { fn ...; }`: an enum with one variant per entry, holding what the
 ///   entry builds, and `TRAIT` implemented on it by one `match` per listed method (static
 ///   dispatch). List every method of `TRAIT`, defaulted ones included, or the enum would keep
@@ -21,7 +22,9 @@
 ///   config struct implements (`type Built`, `build`, and the listed extra methods, each
 ///   required or, written with a body, defaulted); the config enum gets `build(ARGS)` and each
 ///   extra method, dispatched to the variant's struct.
-/// - `kinds [ "name" => Variant(ConfigStruct), ... ]`, in documentation order.
+/// - `kinds [ "name" => Variant(ConfigStruct), ... ]`, in documentation order. An entry
+///   `mod file: "name" => ...` also declares the module `file` (`file.rs`) and re-exports its
+///   public items, so a piece in a file of its own is that file and this one line.
 macro_rules! registry {
     (
         $(#[$config_attr:meta])*
@@ -69,8 +72,13 @@ macro_rules! registry {
 
     (
         @items [$(#[$config_attr:meta])*] $Config:ident, [$(#[$any_attr:meta])*] $Any:ident,
-        $Kind:ident, [$($name:literal => $V:ident($C:ty)),* $(,)?]
+        $Kind:ident, [$($(mod $m:ident:)? $name:literal => $V:ident($C:ty)),* $(,)?]
     ) => {
+        $($(
+            mod $m;
+            pub use $m::*;
+        )?)*
+
         $(#[$config_attr])*
         #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
         #[serde(tag = "kind", deny_unknown_fields)]
@@ -118,7 +126,7 @@ macro_rules! registry {
         }
     };
 
-    (@build $slf:ident, $Config:ident, $Any:ident, [$($name:literal => $V:ident($C:ty)),* $(,)?], $args:tt) => {
+    (@build $slf:ident, $Config:ident, $Any:ident, [$($(mod $_m:ident:)? $name:literal => $V:ident($C:ty)),* $(,)?], $args:tt) => {
         match $slf {
             $($Config::$V(c) => $Any::$V(c.build $args),)*
         }
@@ -158,7 +166,7 @@ macro_rules! registry {
     (@match [mut $slf:ident] $($rest:tt)*) => {
         $crate::registry::registry!(@match [$slf] $($rest)*)
     };
-    (@match [$slf:ident] $Enum:ident, [$($name:literal => $V:ident($C:ty)),* $(,)?], $m:ident, $args:tt) => {
+    (@match [$slf:ident] $Enum:ident, [$($(mod $_m:ident:)? $name:literal => $V:ident($C:ty)),* $(,)?], $m:ident, $args:tt) => {
         match $slf {
             $($Enum::$V(s) => s.$m $args,)*
         }
