@@ -1,7 +1,7 @@
 //! The one list per pluggable kind (host scheduler, device scheduler, interconnect).
 //!
-//! A kind's `mod.rs` calls [`registry!`] once; adding a piece is its own file (the config
-//! struct, its [`registry!`]-named build trait impl, the implementation) plus one line in
+//! A kind's `mod.rs` calls [`registry!`] once; adding a piece is its own file (the
+//! implementation, its config struct and that struct's kind-trait impl) plus one line in
 //! that call's `kinds [...]`. Everything else follows from the line: the config variant and
 //! its `kind` spelling, `name()`, `NAMES`, the builder, the static dispatch and
 //! `all_defaults()`, which the contract tests and the benchmarks iterate.
@@ -16,8 +16,9 @@
 ///   them. `tests/kind_lists.rs` checks every kind.
 /// - `dispatch NAME: TRAIT { fn ...; }`: an enum with one variant per entry, holding what the
 ///   entry builds, and `TRAIT` implemented on it by one `match` per listed method (static
-///   dispatch). List every method of `TRAIT`, defaulted ones included, or the enum would keep
-///   the default instead of the piece's own.
+///   dispatch). List every method of `TRAIT` a piece may override, defaulted ones included: a
+///   defaulted method left out keeps the default on the enum (host's `is_empty`, the
+///   default over the dispatched `len`, is one on purpose).
 /// - `kind trait NAME { fn build(&self, ARGS); fn extra(&self, ...) -> T; }`: the trait every
 ///   config struct implements (`type Built`, `build`, and the listed extra methods, each
 ///   required or, written with a body, defaulted); the config enum gets `build(ARGS)` and each
