@@ -146,12 +146,9 @@ def run(
         ``--dispatch-log FILE`` writes it (CSV ``command,seq,op,offset_bytes,size_bytes,
         dispatched_ns``, docs/summary.md), written as ``json_path`` is.
 
-    Returns the summary as a ``dict`` with the layout of ``flashlane run --json``:
-    ``schema_version``, ``seed``, ``config`` (the fully resolved configuration), ``trace``,
-    ``run``, ``requests``, ``latency_us``, ``time_split_us``, ``throughput``, ``sim_time_ns``,
-    ``chips``, ``conflicts``, ``flash``, ``gc``, ``waf``, the scheduler and interconnect
-    reports, ``precondition``, ``sources``, ``memory``, ``integrity_violations`` and
-    ``engine``. The meaning and unit of every key is defined in ``docs/summary.md``. Two runs
+    Returns the summary as a ``dict`` with the layout of ``flashlane run --json``; its keys,
+    their meaning and unit are defined in ``docs/summary.md`` (not listed here, where a list
+    would go stale as statistics are added). Two runs
     of the same inputs give equal summaries except for the wall-clock measurements
     ``engine.wall_s``, ``engine.requests_per_s`` and ``precondition.wall_s`` (and, with a
     ``precondition_cache``, ``precondition.snapshot``).

@@ -15,7 +15,7 @@ use std::process::ExitCode;
 
 use args::{DeviceArgs, WorkloadArgs};
 use clap::{Args, Parser, Subcommand};
-use flashlane_core::config::{preset_text, Config, PRESETS};
+use flashlane_core::config::{preset, Config, PRESETS};
 use flashlane_core::Error;
 
 #[derive(Parser)]
@@ -122,11 +122,7 @@ fn execute(cli: Cli) -> Result<(), Error> {
             }
             output::print_out(&text)
         }
-        Command::ShowPreset { name } => {
-            let text =
-                preset_text(&name).ok_or_else(|| flashlane_core::config::unknown_preset(&name))?;
-            output::print_out(text)
-        }
+        Command::ShowPreset { name } => output::print_out(preset(&name)?),
         Command::Run(args) => run(args),
         Command::Replay(args) => real::replay(args),
         Command::Probe(args) => real::probe(args),

@@ -13,6 +13,7 @@ pub mod ftl;
 pub mod geometry;
 pub mod host;
 pub mod interconnect;
+mod registry;
 pub mod run;
 pub mod sim;
 pub mod stats;

@@ -2,7 +2,7 @@
 //! defaults, and every error from the typed config names the full dotted key.
 
 use flashlane_core::config::Config;
-use flashlane_core::device::DeviceSchedulerConfig;
+use flashlane_core::device::{DeviceSchedulerConfig, SosConfig};
 
 fn with(overrides: &[(&str, &str)]) -> Result<Config, String> {
     let overrides: Vec<(String, String)> = overrides
@@ -42,10 +42,10 @@ fn sos_alone_takes_both_switches_on() {
     let config = with(&[("device.scheduler.kind", "sos")]).unwrap();
     assert_eq!(
         config.device.scheduler,
-        DeviceSchedulerConfig::Sos {
+        DeviceSchedulerConfig::Sos(SosConfig {
             queue_size_leveller: true,
             write_hit_manager: true
-        }
+        })
     );
     let off = with(&[
         ("device.scheduler.kind", "sos"),
@@ -54,10 +54,10 @@ fn sos_alone_takes_both_switches_on() {
     .unwrap();
     assert_eq!(
         off.device.scheduler,
-        DeviceSchedulerConfig::Sos {
+        DeviceSchedulerConfig::Sos(SosConfig {
             queue_size_leveller: true,
             write_hit_manager: false
-        }
+        })
     );
 }
 

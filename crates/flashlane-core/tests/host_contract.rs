@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 
 use flashlane_core::geometry::{ChipSet, Geometry, Level, StaticMap};
 use flashlane_core::host::{
-    AnyHostScheduler, HostRequest, HostScheduler, HostSchedulerConfig, HostView, RequestId,
+    AnyHostScheduler, DeadlineConfig, HostRequest, HostScheduler, HostSchedulerConfig, HostView,
+    NoopConfig, PassConfig, Piq, RequestId,
 };
 use flashlane_core::trace::Op;
 use proptest::prelude::*;
@@ -223,6 +224,17 @@ fn check_merge(cmd: &[HostRequest]) -> Result<(), String> {
     Ok(())
 }
 
+/// PIQ's batch lists inside any of the four PIQ kinds.
+fn batch_lists(s: &AnyHostScheduler) -> Option<&Piq> {
+    match s {
+        AnyHostScheduler::Rws(p)
+        | AnyHostScheduler::PiqR(p)
+        | AnyHostScheduler::PiqW(p)
+        | AnyHostScheduler::Piq(p) => p.lists(),
+        _ => None,
+    }
+}
+
 fn configs() -> Vec<HostSchedulerConfig> {
     let mut all = HostSchedulerConfig::all_defaults();
     let extra = [
@@ -294,12 +306,12 @@ proptest! {
         let result = run(
             &mut sched, &specs, seed, queue_length, slots,
             |s| {
-                if let AnyHostScheduler::Piq(p) = s {
+                if let Some(p) = batch_lists(s) {
                     read_batches_before.set(p.waiting_batches(Op::Read));
                 }
             },
             |e| {
-                let AnyHostScheduler::Piq(p) = e.sched else { return Err("not piq".into()) };
+                let p = batch_lists(e.sched).ok_or("not piq's batch lists")?;
                 let d = p.last_dispatch().ok_or("no dispatch record")?;
                 let batched = if d.op == Op::Read { batched_reads } else { batched_writes };
                 if batched {
@@ -360,8 +372,14 @@ proptest! {
 
 #[test]
 fn every_kind_parses_with_defaults_and_rejects_unknown_fields() {
-    assert_eq!(HostSchedulerConfig::all_defaults().len(), 10);
-    for cfg in HostSchedulerConfig::all_defaults() {
+    let all = HostSchedulerConfig::all_defaults();
+    let names: std::collections::BTreeSet<_> = all.iter().map(|c| c.name()).collect();
+    assert_eq!(
+        names.len(),
+        HostSchedulerConfig::NAMES.len(),
+        "a kind name twice"
+    );
+    for cfg in all {
         let text = serde_json::to_string(&cfg).unwrap();
         let back: HostSchedulerConfig = serde_json::from_str(&text).unwrap();
         assert_eq!(back, cfg);
@@ -402,15 +420,15 @@ fn fixed_workload_exercises_the_interesting_paths() {
             "cfq" => assert!(r.slices > 0),
             _ => {}
         }
-        if let HostSchedulerConfig::Noop { merge: true } = cfg {
+        if let HostSchedulerConfig::Noop(NoopConfig { merge: true }) = cfg {
             assert!(r.merges > 0, "{r:?}");
         }
-        if let HostSchedulerConfig::Deadline { read_expire_ns, .. } = cfg {
+        if let HostSchedulerConfig::Deadline(DeadlineConfig { read_expire_ns, .. }) = cfg {
             if read_expire_ns < 1_000_000 {
                 assert!(r.expired_dispatches > 0, "{r:?}");
             }
         }
-        if let HostSchedulerConfig::Pass { read_expire_ns, .. } = cfg {
+        if let HostSchedulerConfig::Pass(PassConfig { read_expire_ns, .. }) = cfg {
             if read_expire_ns < 1_000_000 {
                 assert!(r.expired_dispatches > 0, "{r:?}");
             }

@@ -19,7 +19,7 @@ pub use crate::ftl::{AllocationConfig, FtlConfig, GcBlockRelease, PreconditionCo
 pub use crate::host::HostConfig;
 pub use crate::timing::Timing;
 
-pub use presets::{preset_names, preset_text, PRESETS};
+pub use presets::{check_preset_name, preset_names, preset_text, PRESETS};
 
 /// A complete simulator configuration.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -50,8 +50,7 @@ pub struct Config {
 impl Config {
     /// Load a preset by name, apply `key=value` overrides.
     pub fn from_preset(name: &str, overrides: &[(String, String)]) -> Result<Config, Error> {
-        let text = preset_text(name).ok_or_else(|| unknown_preset(name))?;
-        Config::from_text(text, &format!("preset {name}"), overrides)
+        Config::from_text(preset(name)?, &format!("preset {name}"), overrides)
     }
 
     /// A preset with a config file merged over it (`--preset P --config FILE`), then
@@ -65,7 +64,7 @@ impl Config {
         origin: &str,
         overrides: &[(String, String)],
     ) -> Result<Config, Error> {
-        let preset = preset_text(name).ok_or_else(|| unknown_preset(name))?;
+        let preset = preset(name)?;
         let mut table: toml::Table =
             toml::from_str(preset).map_err(|e| Error::Config(format!("preset {name}: {e}")))?;
         let file: toml::Table =
@@ -600,6 +599,14 @@ fn edit_distance(a: &str, b: &str) -> usize {
 }
 
 /// The error for a preset name that is not bundled; a renamed preset says its new name.
+/// The TOML text of preset `name`: an error if there is none, or if its file's own `name` is
+/// not `name`.
+pub fn preset(name: &str) -> Result<&'static str, Error> {
+    let text = preset_text(name).ok_or_else(|| unknown_preset(name))?;
+    check_preset_name(name, text).map_err(Error::Config)?;
+    Ok(text)
+}
+
 pub fn unknown_preset(name: &str) -> Error {
     if name == "mqsim-default" {
         return Error::Config(

@@ -3,6 +3,23 @@
 use std::collections::VecDeque;
 
 use super::{DeviceContext, DeviceScheduler, Transaction};
+use serde::{Deserialize, Serialize};
+
+use super::DeviceSchedulerKind;
+use crate::geometry::Geometry;
+
+/// `kind = "in_order"`: IOS of the SOS paper: one queue in arrival order; the head
+/// waits for its chip and blocks everything behind it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InOrderConfig {}
+
+impl DeviceSchedulerKind for InOrderConfig {
+    type Built = InOrder;
+    fn build(&self, geometry: &Geometry) -> InOrder {
+        InOrder::new(geometry.chips())
+    }
+}
 
 pub struct InOrder {
     queue: VecDeque<Transaction>,

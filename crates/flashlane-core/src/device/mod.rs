@@ -4,12 +4,8 @@
 
 mod die_issue;
 mod drive_probe;
-mod in_order;
 mod multiplane;
-mod out_of_order;
-mod read_first;
 mod region_contention;
-mod sos;
 mod ssdsim;
 #[cfg(test)]
 mod testing;
@@ -18,20 +14,18 @@ mod write_buffer;
 use serde::{Deserialize, Serialize};
 
 use crate::ftl::Ftl;
+use crate::geometry::Geometry;
 
 pub use die_issue::{DieIssue, DieIssueRule};
 pub use drive_probe::{
     curve_from_probe, service_time_factors, CurvePoint, ParallelismCurve, ProbeOperation,
     MAX_SERVICE_TIME_FACTOR, PROBE_SCHEMA_VERSION,
 };
-pub use in_order::InOrder;
 pub use multiplane::MultiPlane;
-pub use out_of_order::OutOfOrder;
-pub use read_first::ReadFirst;
 pub use region_contention::{RegionContention, RegionContentionConfig};
-pub use sos::Sos;
 pub use ssdsim::{
-    GcJob, GcService, ProgramBinding, ProgramOrder, ReadTransfer, Ssdsim, SsdsimSwitches,
+    GcJob, GcService, ProgramBinding, ProgramOrder, ReadTransfer, Ssdsim, SsdsimConfig,
+    SsdsimSwitches,
 };
 pub use write_buffer::{WriteBuffer, WriteBufferCounters, WriteBufferStats};
 
@@ -239,85 +233,44 @@ pub trait DeviceScheduler {
     }
 }
 
-/// Device scheduler choice in a config (`[device.scheduler] kind = "out_of_order"`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum DeviceSchedulerConfig {
-    /// IOS of the SOS paper: one queue in arrival order; the head waits for its chip and
-    /// blocks everything behind it.
-    InOrder {},
-    /// HOS of the SOS paper: one FIFO queue per chip; any idle chip takes its own queue's head.
-    OutOfOrder {},
-    /// SOS: HOS's per-chip queues plus the queue-size leveller (an idle chip with an empty
-    /// queue takes a queued host write from a longer queue, remapped) and the write-hit
-    /// manager (a queued host write superseded by a newer one is cancelled).
-    /// Both switches default to on (SOS as the paper runs it).
-    Sos {
-        #[serde(default = "switch_on")]
-        queue_size_leveller: bool,
-        #[serde(default = "switch_on")]
-        write_hit_manager: bool,
-    },
-    /// SSDsim's order (PIQ/VIOS platform): the whole chip is busy while any of its dies
-    /// works; an idle chip starts its oldest read, else its oldest program or GC operation.
-    /// Its switches are SSDsim's further rules, each off by default (device/ssdsim.rs;
-    /// docs/models/ssd-model.md, "SSDsim's platform rules").
-    Ssdsim {
-        /// When a program takes its chip: `at_issue` (default) or `at_transfer`.
-        #[serde(default, skip_serializing_if = "ProgramBinding::is_default")]
-        program_binding: ProgramBinding,
-        /// Which waiting program a free channel takes under `at_transfer`: `arrival`
-        /// (default) or `lowest_idle_chip`.
-        #[serde(default, skip_serializing_if = "ProgramOrder::is_default")]
-        program_order: ProgramOrder,
-        /// Garbage collection: `queued` (default) or `holds_channel`.
-        #[serde(default, skip_serializing_if = "GcService::is_default")]
-        gc: GcService,
-        /// Bytes a host read moves out of the chip: `requested` (default) or
-        /// `held_sectors`.
-        #[serde(default, skip_serializing_if = "ReadTransfer::is_default")]
-        read_transfer: ReadTransfer,
-        /// A host read of a physical page that a read already queued or under way reads
-        /// completes this many ns after its hand-over, with no flash work (SSDsim's
-        /// `creat_sub_request`: 1000). Absent = off.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        merged_read_ns: Option<u64>,
-    },
-    /// MQSim's `TSU_OutOfOrder` order (GC not preemptible): per die, mapping reads, then GC
-    /// reads, GC programs and copybacks, erases, then host reads, then writes; an idle die of
-    /// the chip takes the head of the highest non-empty class, the oldest head first inside a
-    /// class.
-    ReadFirst {},
-}
+crate::registry::registry! {
+    /// Device scheduler choice in a config (`[device.scheduler] kind = "out_of_order"`).
+    config DeviceSchedulerConfig;
 
-fn switch_on() -> bool {
-    true
+    dispatch AnyDeviceScheduler: DeviceScheduler {
+        fn enqueue(&mut self, txn: Transaction, ctx: &mut DeviceContext<'_>);
+        fn next(&mut self, chip: u32, ctx: &mut DeviceContext<'_>) -> Option<Transaction>;
+        fn queued_per_chip(&self) -> &[u32];
+        fn take_companion(
+            &mut self,
+            chip: u32,
+            fits: &dyn Fn(&Transaction) -> bool
+        ) -> Option<Transaction>;
+    }
+
+    /// A device scheduler's config struct (`[device.scheduler]` minus `kind`): builds it for
+    /// a drive of `geometry`.
+    kind trait DeviceSchedulerKind {
+        fn build(&self, geometry: &Geometry);
+    }
+
+    // One line per device scheduler, in documentation order: `mod FILE: "kind" => Variant(Config)`
+    // declares FILE.rs and re-exports its public items; a line without `mod` names a module
+    // declared above, which serves more than that kind.
+    kinds [
+        mod in_order: "in_order" => InOrder(InOrderConfig),
+        mod out_of_order: "out_of_order" => OutOfOrder(OutOfOrderConfig),
+        mod sos: "sos" => Sos(SosConfig),
+        "ssdsim" => Ssdsim(SsdsimConfig),
+        mod read_first: "read_first" => ReadFirst(ReadFirstConfig),
+    ]
 }
 
 impl DeviceSchedulerConfig {
-    pub fn name(&self) -> &'static str {
-        match self {
-            DeviceSchedulerConfig::InOrder {} => "in_order",
-            DeviceSchedulerConfig::OutOfOrder {} => "out_of_order",
-            DeviceSchedulerConfig::Sos { .. } => "sos",
-            DeviceSchedulerConfig::Ssdsim { .. } => "ssdsim",
-            DeviceSchedulerConfig::ReadFirst {} => "read_first",
-        }
-    }
-
     /// The `ssdsim` scheduler's switches (`None` for other kinds).
     pub fn ssdsim_switches(&self) -> Option<SsdsimSwitches> {
         match self {
-            DeviceSchedulerConfig::Ssdsim {
-                program_binding,
-                program_order,
-                gc,
-                ..
-            } => Some(SsdsimSwitches {
-                program_binding: *program_binding,
-                program_order: *program_order,
-                gc: *gc,
-            }),
+            DeviceSchedulerConfig::Ssdsim(c) => Some(c.switches()),
             _ => None,
         }
     }
@@ -326,94 +279,8 @@ impl DeviceSchedulerConfig {
     /// defaults for other kinds).
     pub fn ssdsim_read_rules(&self) -> (ReadTransfer, Option<u64>) {
         match self {
-            DeviceSchedulerConfig::Ssdsim {
-                read_transfer,
-                merged_read_ns,
-                ..
-            } => (*read_transfer, *merged_read_ns),
+            DeviceSchedulerConfig::Ssdsim(c) => (c.read_transfer, c.merged_read_ns),
             _ => (ReadTransfer::Requested, None),
-        }
-    }
-
-    /// The scheduler for a drive of `geometry`.
-    pub fn build_on(&self, geometry: &crate::geometry::Geometry) -> AnyDeviceScheduler {
-        match self.ssdsim_switches() {
-            Some(switches) => AnyDeviceScheduler::Ssdsim(Ssdsim::with_switches(
-                geometry.chips(),
-                geometry.dies_per_chip,
-                switches,
-            )),
-            None => self.build(geometry.chips()),
-        }
-    }
-
-    pub fn build(&self, chips: u32) -> AnyDeviceScheduler {
-        match self {
-            DeviceSchedulerConfig::InOrder {} => AnyDeviceScheduler::InOrder(InOrder::new(chips)),
-            DeviceSchedulerConfig::OutOfOrder {} => {
-                AnyDeviceScheduler::OutOfOrder(OutOfOrder::new(chips))
-            }
-            DeviceSchedulerConfig::Sos {
-                queue_size_leveller,
-                write_hit_manager,
-            } => AnyDeviceScheduler::Sos(Sos::new(chips, *queue_size_leveller, *write_hit_manager)),
-            DeviceSchedulerConfig::Ssdsim { .. } => AnyDeviceScheduler::Ssdsim(Ssdsim::new(chips)),
-            DeviceSchedulerConfig::ReadFirst {} => {
-                AnyDeviceScheduler::ReadFirst(ReadFirst::new(chips))
-            }
-        }
-    }
-}
-
-/// Every device scheduler, for static dispatch.
-pub enum AnyDeviceScheduler {
-    InOrder(InOrder),
-    OutOfOrder(OutOfOrder),
-    Sos(Sos),
-    Ssdsim(Ssdsim),
-    ReadFirst(ReadFirst),
-}
-
-impl DeviceScheduler for AnyDeviceScheduler {
-    fn enqueue(&mut self, txn: Transaction, ctx: &mut DeviceContext<'_>) {
-        match self {
-            AnyDeviceScheduler::InOrder(s) => s.enqueue(txn, ctx),
-            AnyDeviceScheduler::OutOfOrder(s) => s.enqueue(txn, ctx),
-            AnyDeviceScheduler::Sos(s) => s.enqueue(txn, ctx),
-            AnyDeviceScheduler::Ssdsim(s) => s.enqueue(txn, ctx),
-            AnyDeviceScheduler::ReadFirst(s) => s.enqueue(txn, ctx),
-        }
-    }
-    fn next(&mut self, chip: u32, ctx: &mut DeviceContext<'_>) -> Option<Transaction> {
-        match self {
-            AnyDeviceScheduler::InOrder(s) => s.next(chip, ctx),
-            AnyDeviceScheduler::OutOfOrder(s) => s.next(chip, ctx),
-            AnyDeviceScheduler::Sos(s) => s.next(chip, ctx),
-            AnyDeviceScheduler::Ssdsim(s) => s.next(chip, ctx),
-            AnyDeviceScheduler::ReadFirst(s) => s.next(chip, ctx),
-        }
-    }
-    fn queued_per_chip(&self) -> &[u32] {
-        match self {
-            AnyDeviceScheduler::InOrder(s) => s.queued_per_chip(),
-            AnyDeviceScheduler::OutOfOrder(s) => s.queued_per_chip(),
-            AnyDeviceScheduler::Sos(s) => s.queued_per_chip(),
-            AnyDeviceScheduler::Ssdsim(s) => s.queued_per_chip(),
-            AnyDeviceScheduler::ReadFirst(s) => s.queued_per_chip(),
-        }
-    }
-    fn take_companion(
-        &mut self,
-        chip: u32,
-        fits: &dyn Fn(&Transaction) -> bool,
-    ) -> Option<Transaction> {
-        match self {
-            AnyDeviceScheduler::InOrder(s) => s.take_companion(chip, fits),
-            AnyDeviceScheduler::OutOfOrder(s) => s.take_companion(chip, fits),
-            AnyDeviceScheduler::Sos(s) => s.take_companion(chip, fits),
-            // SSDsim's shipped config has advanced (multi-plane) commands off: never pairs.
-            AnyDeviceScheduler::Ssdsim(s) => s.take_companion(chip, fits),
-            AnyDeviceScheduler::ReadFirst(s) => s.take_companion(chip, fits),
         }
     }
 }

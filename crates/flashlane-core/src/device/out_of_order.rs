@@ -3,6 +3,23 @@
 use std::collections::VecDeque;
 
 use super::{DeviceContext, DeviceScheduler, Transaction};
+use serde::{Deserialize, Serialize};
+
+use super::DeviceSchedulerKind;
+use crate::geometry::Geometry;
+
+/// `kind = "out_of_order"`: HOS of the SOS paper: one FIFO queue per chip; any idle
+/// chip takes its own queue's head.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutOfOrderConfig {}
+
+impl DeviceSchedulerKind for OutOfOrderConfig {
+    type Built = OutOfOrder;
+    fn build(&self, geometry: &Geometry) -> OutOfOrder {
+        OutOfOrder::new(geometry.chips())
+    }
+}
 
 pub struct OutOfOrder {
     queues: Vec<VecDeque<Transaction>>,

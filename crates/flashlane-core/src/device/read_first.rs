@@ -26,6 +26,25 @@
 use std::collections::VecDeque;
 
 use super::{DeviceContext, DeviceScheduler, Transaction, TxnKind};
+use serde::{Deserialize, Serialize};
+
+use super::DeviceSchedulerKind;
+use crate::geometry::Geometry;
+
+/// `kind = "read_first"`: MQSim's `TSU_OutOfOrder` order (GC not preemptible): per
+/// die, mapping reads, then GC reads, GC programs and copybacks, erases, then host reads, then
+/// writes; an idle die of the chip takes the head of the highest non-empty class, the oldest
+/// head first inside a class.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReadFirstConfig {}
+
+impl DeviceSchedulerKind for ReadFirstConfig {
+    type Built = ReadFirst;
+    fn build(&self, geometry: &Geometry) -> ReadFirst {
+        ReadFirst::new(geometry.chips())
+    }
+}
 
 /// Queue classes in service order.
 const CLASSES: usize = 6;

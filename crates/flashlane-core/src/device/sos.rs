@@ -12,6 +12,38 @@ use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
 
 use super::{DeviceContext, DeviceScheduler, Transaction, TxnKind, NO_LPN};
+use serde::{Deserialize, Serialize};
+
+use super::DeviceSchedulerKind;
+use crate::geometry::Geometry;
+
+/// `kind = "sos"`: SOS: HOS's per-chip queues plus the queue-size leveller (an idle chip with
+/// an empty queue takes a queued host write from a longer queue, remapped) and the write-hit
+/// manager (a queued host write superseded by a newer one is cancelled). Both switches default
+/// to on (SOS as the paper runs it).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SosConfig {
+    #[serde(default = "switch_on")]
+    pub queue_size_leveller: bool,
+    #[serde(default = "switch_on")]
+    pub write_hit_manager: bool,
+}
+
+fn switch_on() -> bool {
+    true
+}
+
+impl DeviceSchedulerKind for SosConfig {
+    type Built = Sos;
+    fn build(&self, geometry: &Geometry) -> Sos {
+        Sos::new(
+            geometry.chips(),
+            self.queue_size_leveller,
+            self.write_hit_manager,
+        )
+    }
+}
 
 /// Multiplicative hash for logical page numbers (the pending-write map sits on the write path;
 /// SipHash would cost more than the lookup).
@@ -250,7 +282,7 @@ impl DeviceScheduler for Sos {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::device::{AnyDeviceScheduler, DeviceSchedulerConfig, NO_REQUEST};
+    use crate::device::{AnyDeviceScheduler, OutOfOrder, NO_REQUEST};
     use crate::ftl::{Ftl, FtlConfig};
     use crate::geometry::{Geometry, Level, StaticMap};
 
@@ -405,11 +437,7 @@ mod tests {
     }
 
     fn sos(qsl: bool, whm: bool, chips: u32) -> AnyDeviceScheduler {
-        DeviceSchedulerConfig::Sos {
-            queue_size_leveller: qsl,
-            write_hit_manager: whm,
-        }
-        .build(chips)
+        AnyDeviceScheduler::Sos(Sos::new(chips, qsl, whm))
     }
 
     fn completion(runs: &[Run], request: u32) -> u64 {
@@ -443,7 +471,7 @@ mod tests {
             assert!(cancelled.is_empty());
             (runs, ftl)
         };
-        let (hos_runs, _) = run(&mut DeviceSchedulerConfig::OutOfOrder {}.build(4));
+        let (hos_runs, _) = run(&mut AnyDeviceScheduler::OutOfOrder(OutOfOrder::new(4)));
         assert_eq!(completion(&hos_runs, 1), ERASE_NS + 2 * PROGRAM_NS);
 
         let (runs, mut ftl) = run(&mut sos(true, false, 4));

@@ -28,7 +28,54 @@ use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
 
+use super::DeviceSchedulerKind;
 use super::{DeviceContext, DeviceScheduler, Transaction, TxnKind};
+use crate::geometry::Geometry;
+
+/// `kind = "ssdsim"`: SSDsim's order (PIQ/VIOS platform): the whole chip is busy while any of
+/// its dies works; an idle chip starts its oldest read, else its oldest program or GC
+/// operation. Its switches are SSDsim's further rules, each off by default (docs/models/
+/// ssd-model.md, "SSDsim's platform rules").
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SsdsimConfig {
+    /// When a program takes its chip: `at_issue` (default) or `at_transfer`.
+    #[serde(default, skip_serializing_if = "ProgramBinding::is_default")]
+    pub program_binding: ProgramBinding,
+    /// Which waiting program a free channel takes under `at_transfer`: `arrival`
+    /// (default) or `lowest_idle_chip`.
+    #[serde(default, skip_serializing_if = "ProgramOrder::is_default")]
+    pub program_order: ProgramOrder,
+    /// Garbage collection: `queued` (default) or `holds_channel`.
+    #[serde(default, skip_serializing_if = "GcService::is_default")]
+    pub gc: GcService,
+    /// Bytes a host read moves out of the chip: `requested` (default) or
+    /// `held_sectors`.
+    #[serde(default, skip_serializing_if = "ReadTransfer::is_default")]
+    pub read_transfer: ReadTransfer,
+    /// A host read of a physical page that a read already queued or under way reads
+    /// completes this many ns after its hand-over, with no flash work (SSDsim's
+    /// `creat_sub_request`: 1000). Absent = off.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merged_read_ns: Option<u64>,
+}
+
+impl SsdsimConfig {
+    pub fn switches(&self) -> SsdsimSwitches {
+        SsdsimSwitches {
+            program_binding: self.program_binding,
+            program_order: self.program_order,
+            gc: self.gc,
+        }
+    }
+}
+
+impl DeviceSchedulerKind for SsdsimConfig {
+    type Built = Ssdsim;
+    fn build(&self, geometry: &Geometry) -> Ssdsim {
+        Ssdsim::with_switches(geometry.chips(), geometry.dies_per_chip, self.switches())
+    }
+}
 
 /// When a program takes its chip (`device.scheduler.program_binding`, `ssdsim` only).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -112,7 +159,7 @@ impl GcService {
     }
 }
 
-/// The switches of the `ssdsim` scheduler (see [`super::DeviceSchedulerConfig::Ssdsim`]).
+/// The switches of the `ssdsim` scheduler (see [`SsdsimConfig`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SsdsimSwitches {
     pub program_binding: ProgramBinding,
@@ -327,6 +374,7 @@ impl Ssdsim {
     }
 }
 
+// No `take_companion`: SSDsim's shipped config has advanced (multi-plane) commands off.
 impl DeviceScheduler for Ssdsim {
     fn enqueue(&mut self, txn: Transaction, _ctx: &mut DeviceContext<'_>) {
         self.queued[txn.chip as usize] += 1;

@@ -5,6 +5,55 @@
 use super::deadline::{Deadline, DeadlineParams, SortKey};
 use super::{HostRequest, HostScheduler, HostSchedulerReport, HostView, RequestId};
 use crate::trace::Op;
+use serde::{Deserialize, Serialize};
+
+use super::{d_fifo_batch_requests, d_writes_starved_batches, HostSchedulerKind};
+
+/// `kind = "anticipatory"`: Linux AS-style anticipation on top of deadline ordering.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AnticipatoryConfig {
+    #[serde(default = "d_antic_expire_ns")]
+    pub antic_expire_ns: u64,
+    #[serde(default = "d_as_read_expire_ns")]
+    pub read_expire_ns: u64,
+    #[serde(default = "d_as_write_expire_ns")]
+    pub write_expire_ns: u64,
+    #[serde(default = "d_fifo_batch_requests")]
+    pub fifo_batch_requests: u32,
+    #[serde(default = "d_writes_starved_batches")]
+    pub writes_starved_batches: u32,
+}
+
+/// Linux AS `antic_expire`: 6 ms.
+fn d_antic_expire_ns() -> u64 {
+    6_000_000
+}
+/// Linux AS `read_expire`: 125 ms.
+fn d_as_read_expire_ns() -> u64 {
+    125_000_000
+}
+/// Linux AS `write_expire`: 250 ms.
+fn d_as_write_expire_ns() -> u64 {
+    250_000_000
+}
+
+impl HostSchedulerKind for AnticipatoryConfig {
+    type Built = Anticipatory;
+    fn build(&self) -> Anticipatory {
+        Anticipatory::new(
+            DeadlineParams {
+                read_expire_ns: self.read_expire_ns,
+                write_expire_ns: self.write_expire_ns,
+                fifo_batch_requests: self.fifo_batch_requests,
+                writes_starved_batches: self.writes_starved_batches,
+                front_merges: true,
+                back_merges: true,
+            },
+            self.antic_expire_ns,
+        )
+    }
+}
 
 /// The read stream being waited for.
 #[derive(Debug, Clone, Copy)]

@@ -7,6 +7,35 @@ use std::ops::Bound::{Excluded, Unbounded};
 
 use super::deadline::dir_index;
 use super::{HostRequest, HostScheduler, HostSchedulerReport, HostView, RequestId, Tally};
+use serde::{Deserialize, Serialize};
+
+use super::HostSchedulerKind;
+
+/// `kind = "cfq"`: CFQ-style round-robin time slices over per-stream queues.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CfqConfig {
+    #[serde(default = "d_slice_sync_ns")]
+    pub slice_sync_ns: u64,
+    #[serde(default = "d_slice_async_ns")]
+    pub slice_async_ns: u64,
+}
+
+/// CFQ `slice_sync` 100 ms scaled by 1/100 (flash read ~100x faster than a disk seek).
+fn d_slice_sync_ns() -> u64 {
+    1_000_000
+}
+/// CFQ `slice_async` 40 ms scaled the same way.
+fn d_slice_async_ns() -> u64 {
+    400_000
+}
+
+impl HostSchedulerKind for CfqConfig {
+    type Built = Cfq;
+    fn build(&self) -> Cfq {
+        Cfq::new(self.slice_sync_ns, self.slice_async_ns)
+    }
+}
 
 /// (stream, direction index): BTreeMap order gives a deterministic round-robin.
 type QueueKey = (u32, usize);

@@ -10,6 +10,42 @@ use super::{
     HostRequest, HostScheduler, HostSchedulerReport, HostView, RequestId, Tally, MAX_MERGE_BYTES,
 };
 use crate::trace::Op;
+use serde::{Deserialize, Serialize};
+
+use super::{
+    d_fifo_batch_requests, d_read_expire_ns, d_write_expire_ns, d_writes_starved_batches, yes,
+    HostSchedulerKind,
+};
+
+/// `kind = "deadline"`: Linux mq-deadline.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeadlineConfig {
+    #[serde(default = "d_read_expire_ns")]
+    pub read_expire_ns: u64,
+    #[serde(default = "d_write_expire_ns")]
+    pub write_expire_ns: u64,
+    #[serde(default = "d_fifo_batch_requests")]
+    pub fifo_batch_requests: u32,
+    #[serde(default = "d_writes_starved_batches")]
+    pub writes_starved_batches: u32,
+    #[serde(default = "yes")]
+    pub front_merges: bool,
+}
+
+impl HostSchedulerKind for DeadlineConfig {
+    type Built = Deadline;
+    fn build(&self) -> Deadline {
+        Deadline::new(DeadlineParams {
+            read_expire_ns: self.read_expire_ns,
+            write_expire_ns: self.write_expire_ns,
+            fifo_batch_requests: self.fifo_batch_requests,
+            writes_starved_batches: self.writes_starved_batches,
+            front_merges: self.front_merges,
+            back_merges: true,
+        })
+    }
+}
 
 /// Key in the sorted list: (offset, seq) so equal offsets stay distinct and ordered by arrival.
 pub(super) type SortKey = (u64, u64);

@@ -3,32 +3,24 @@
 //! Every host scheduler implements [`HostScheduler`]; [`HostSchedulerConfig`] lists them all
 //! (static dispatch through [`AnyHostScheduler`], no registration at start-up).
 
-mod anticipatory;
-mod cfq;
 mod deadline;
-mod noop;
 mod occupancy;
-mod pass;
 mod pcie_link;
 mod piq;
 mod piq_passes;
-mod vios;
 
 use serde::{Deserialize, Serialize};
 
 use crate::geometry::{ChipSet, Geometry, StaticMap};
 use crate::trace::Op;
 
-pub use anticipatory::Anticipatory;
-pub use cfq::Cfq;
-pub use deadline::{Deadline, DeadlineParams};
-pub use noop::Noop;
+pub use deadline::{Deadline, DeadlineConfig, DeadlineParams};
 pub use occupancy::{page_span, ChipLoad, QueueBound};
-pub use pass::{Pass, PassParams};
 pub use pcie_link::{HostLinkConfig, PcieLink};
-pub use piq::{Piq, PiqDispatch, PiqVariant};
+pub use piq::{
+    Piq, PiqConfig, PiqDispatch, PiqIssue, PiqRConfig, PiqVariant, PiqWConfig, RwsConfig,
+};
 pub use piq_passes::PiqPasses;
-pub use vios::{Vios, ViosBatches};
 
 /// Index of a request in the simulator's request table. Valid while the request is live.
 pub type RequestId = u32;
@@ -177,127 +169,44 @@ pub trait HostScheduler {
     }
 }
 
-/// Host scheduler choice in a config (`[host.scheduler] kind = "noop"`). Parameter names carry
-/// their unit; defaults come from the papers or Linux (see `docs/models/`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum HostSchedulerConfig {
-    /// First in, first out; `merge` joins a request with the contiguous same-direction
-    /// requests right behind it.
-    Noop {
-        #[serde(default)]
-        merge: bool,
-    },
-    /// Linux mq-deadline.
-    Deadline {
-        #[serde(default = "d_read_expire_ns")]
-        read_expire_ns: u64,
-        #[serde(default = "d_write_expire_ns")]
-        write_expire_ns: u64,
-        #[serde(default = "d_fifo_batch_requests")]
-        fifo_batch_requests: u32,
-        #[serde(default = "d_writes_starved_batches")]
-        writes_starved_batches: u32,
-        #[serde(default = "yes")]
-        front_merges: bool,
-    },
-    /// CFQ-style round-robin time slices over per-stream queues.
-    Cfq {
-        #[serde(default = "d_slice_sync_ns")]
-        slice_sync_ns: u64,
-        #[serde(default = "d_slice_async_ns")]
-        slice_async_ns: u64,
-    },
-    /// Linux AS-style anticipation on top of deadline ordering.
-    Anticipatory {
-        #[serde(default = "d_antic_expire_ns")]
-        antic_expire_ns: u64,
-        #[serde(default = "d_as_read_expire_ns")]
-        read_expire_ns: u64,
-        #[serde(default = "d_as_write_expire_ns")]
-        write_expire_ns: u64,
-        #[serde(default = "d_fifo_batch_requests")]
-        fifo_batch_requests: u32,
-        #[serde(default = "d_writes_starved_batches")]
-        writes_starved_batches: u32,
-    },
-    /// Read-write separation: reads before writes, FIFO within each.
-    Rws {
-        #[serde(default = "yes")]
-        write_starvation_guard: bool,
-        /// `ssdsim_passes` (the default, the reading validated against the public SSDsim fork
-        /// with PIQ: every hand-over pass puts the waiting reads before the waiting writes, as
-        /// that fork's PIQ does without its conflict passes) or `batch_lists` (two FIFO lists,
-        /// reads first, with the write-starvation guard). Always in the config echo.
-        #[serde(default)]
-        issue_rule: PiqIssueRule,
-    },
-    /// PIQ with read batches only (writes FIFO after reads).
-    PiqR {
-        #[serde(default = "yes")]
-        write_starvation_guard: bool,
-        #[serde(default = "yes")]
-        hold_outstanding_conflicts: bool,
-        /// A batch is a cycle: once issued it must complete before the next batch goes.
-        #[serde(default, skip_serializing_if = "is_false")]
-        batch_cycles: bool,
-        /// `ssdsim_passes` (the default, the reading validated against the public SSDsim fork
-        /// with PIQ: reorder, never hold; piq_passes.rs) or `batch_lists` (Algorithm 1's batch
-        /// lists with the rules above). Always in the config echo.
-        #[serde(default)]
-        issue_rule: PiqIssueRule,
-    },
-    /// PIQ with write batches only (reads FIFO, before writes).
-    PiqW {
-        #[serde(default = "yes")]
-        write_starvation_guard: bool,
-        #[serde(default = "yes")]
-        hold_outstanding_conflicts: bool,
-        /// A batch is a cycle: once issued it must complete before the next batch goes.
-        #[serde(default, skip_serializing_if = "is_false")]
-        batch_cycles: bool,
-        /// `ssdsim_passes` (the default, the reading validated against the public SSDsim fork
-        /// with PIQ: reorder, never hold; piq_passes.rs) or `batch_lists` (Algorithm 1's batch
-        /// lists with the rules above). Always in the config echo.
-        #[serde(default)]
-        issue_rule: PiqIssueRule,
-    },
-    /// PIQ: read and write batches.
-    Piq {
-        #[serde(default = "yes")]
-        write_starvation_guard: bool,
-        #[serde(default = "yes")]
-        hold_outstanding_conflicts: bool,
-        /// A batch is a cycle: once issued it must complete before the next batch goes.
-        #[serde(default, skip_serializing_if = "is_false")]
-        batch_cycles: bool,
-        /// `ssdsim_passes` (the default, the reading validated against the public SSDsim fork
-        /// with PIQ: reorder, never hold; piq_passes.rs) or `batch_lists` (Algorithm 1's batch
-        /// lists with the rules above). Always in the config echo.
-        #[serde(default)]
-        issue_rule: PiqIssueRule,
-    },
-    /// VIOS hierarchical (chip, channel) batches.
-    Vios {
-        #[serde(default = "yes")]
-        write_starvation_guard: bool,
-    },
-    /// PASS region sub-queues.
-    Pass {
-        #[serde(default = "d_region_bytes")]
-        region_bytes: u64,
-        #[serde(default = "d_batch_threshold_requests")]
-        batch_threshold_requests: u32,
-        #[serde(default = "d_read_expire_ns")]
-        read_expire_ns: u64,
-        #[serde(default = "d_write_expire_ns")]
-        write_expire_ns: u64,
-        #[serde(default = "yes")]
-        merge: bool,
-    },
+crate::registry::registry! {
+    /// Host scheduler choice in a config (`[host.scheduler] kind = "noop"`). Parameter names
+    /// carry their unit; defaults come from the papers or Linux (see `docs/models/`).
+    config HostSchedulerConfig;
+
+    #[derive(Debug)]
+    dispatch AnyHostScheduler: HostScheduler {
+        fn push(&mut self, request: HostRequest, view: &HostView);
+        fn pop(&mut self, view: &HostView, out: &mut Vec<RequestId>);
+        fn complete(&mut self, request: &HostRequest, view: &HostView);
+        fn len(&self) -> usize;
+        fn wake_at_ns(&self) -> Option<u64>;
+        fn report(&self) -> HostSchedulerReport;
+    }
+
+    /// A host scheduler's config struct (`[host.scheduler]` minus `kind`): builds it.
+    kind trait HostSchedulerKind {
+        fn build(&self);
+    }
+
+    // One line per host scheduler, in documentation order: `mod FILE: "kind" => Variant(Config)`
+    // declares FILE.rs and re-exports its public items; a line without `mod` names a module
+    // declared above, which serves more than that kind.
+    kinds [
+        mod noop: "noop" => Noop(NoopConfig),
+        "deadline" => Deadline(DeadlineConfig),
+        mod cfq: "cfq" => Cfq(CfqConfig),
+        mod anticipatory: "anticipatory" => Anticipatory(AnticipatoryConfig),
+        "rws" => Rws(RwsConfig),
+        "piq_r" => PiqR(PiqRConfig),
+        "piq_w" => PiqW(PiqWConfig),
+        "piq" => Piq(PiqConfig),
+        mod vios: "vios" => Vios(ViosConfig),
+        mod pass: "pass" => Pass(PassConfig),
+    ]
 }
 
-fn yes() -> bool {
+pub(crate) fn yes() -> bool {
     true
 }
 
@@ -397,280 +306,48 @@ pub enum PiqIssueRule {
     SsdsimPasses,
 }
 
-fn is_false(b: &bool) -> bool {
+pub(crate) fn is_false(b: &bool) -> bool {
     !*b
 }
 /// mq-deadline `read_expire`: 500 ms.
-fn d_read_expire_ns() -> u64 {
+pub(crate) fn d_read_expire_ns() -> u64 {
     500_000_000
 }
 /// mq-deadline `write_expire`: 5 s.
-fn d_write_expire_ns() -> u64 {
+pub(crate) fn d_write_expire_ns() -> u64 {
     5_000_000_000
 }
 /// mq-deadline `fifo_batch`.
-fn d_fifo_batch_requests() -> u32 {
+pub(crate) fn d_fifo_batch_requests() -> u32 {
     16
 }
 /// mq-deadline `writes_starved`.
-fn d_writes_starved_batches() -> u32 {
+pub(crate) fn d_writes_starved_batches() -> u32 {
     2
-}
-/// CFQ `slice_sync` 100 ms scaled by 1/100 (flash read ~100x faster than a disk seek).
-fn d_slice_sync_ns() -> u64 {
-    1_000_000
-}
-/// CFQ `slice_async` 40 ms scaled the same way.
-fn d_slice_async_ns() -> u64 {
-    400_000
-}
-/// Linux AS `antic_expire`: 6 ms.
-fn d_antic_expire_ns() -> u64 {
-    6_000_000
-}
-/// Linux AS `read_expire`: 125 ms.
-fn d_as_read_expire_ns() -> u64 {
-    125_000_000
-}
-/// Linux AS `write_expire`: 250 ms.
-fn d_as_write_expire_ns() -> u64 {
-    250_000_000
-}
-/// PASS evaluation: 4 GB regions.
-fn d_region_bytes() -> u64 {
-    4 << 30
-}
-/// PASS evaluation: read/write batch threshold 16.
-fn d_batch_threshold_requests() -> u32 {
-    16
 }
 
 impl HostSchedulerConfig {
-    pub fn name(&self) -> &'static str {
-        match self {
-            HostSchedulerConfig::Noop { .. } => "noop",
-            HostSchedulerConfig::Deadline { .. } => "deadline",
-            HostSchedulerConfig::Cfq { .. } => "cfq",
-            HostSchedulerConfig::Anticipatory { .. } => "anticipatory",
-            HostSchedulerConfig::Rws { .. } => "rws",
-            HostSchedulerConfig::PiqR { .. } => "piq_r",
-            HostSchedulerConfig::PiqW { .. } => "piq_w",
-            HostSchedulerConfig::Piq { .. } => "piq",
-            HostSchedulerConfig::Vios { .. } => "vios",
-            HostSchedulerConfig::Pass { .. } => "pass",
-        }
-    }
-
     /// A PIQ kind with `batch_cycles` under the `ssdsim_passes` issue rule (a contradiction).
     pub fn piq_cycles_with_ssdsim_passes(&self) -> bool {
-        matches!(
-            self,
-            HostSchedulerConfig::Piq {
-                batch_cycles: true,
-                issue_rule: PiqIssueRule::SsdsimPasses,
-                ..
-            } | HostSchedulerConfig::PiqR {
-                batch_cycles: true,
-                issue_rule: PiqIssueRule::SsdsimPasses,
-                ..
-            } | HostSchedulerConfig::PiqW {
-                batch_cycles: true,
-                issue_rule: PiqIssueRule::SsdsimPasses,
-                ..
-            }
-        )
-    }
-
-    /// Every scheduler with its default parameters, in documentation order.
-    pub fn all_defaults() -> Vec<HostSchedulerConfig> {
-        [
-            "noop",
-            "deadline",
-            "cfq",
-            "anticipatory",
-            "rws",
-            "piq_r",
-            "piq_w",
-            "piq",
-            "vios",
-            "pass",
-        ]
-        .iter()
-        .filter_map(|kind| Self::default_for(kind))
-        .collect()
-    }
-
-    /// The scheduler `kind` with default parameters, None for an unknown kind.
-    pub fn default_for(kind: &str) -> Option<HostSchedulerConfig> {
-        let mut table = serde_json::Map::new();
-        table.insert("kind".into(), serde_json::Value::String(kind.into()));
-        serde_json::from_value(serde_json::Value::Object(table)).ok()
-    }
-
-    pub fn build(&self) -> AnyHostScheduler {
-        use HostSchedulerConfig as C;
-        match *self {
-            C::Noop { merge } => AnyHostScheduler::Noop(Noop::new(merge)),
-            C::Deadline {
-                read_expire_ns,
-                write_expire_ns,
-                fifo_batch_requests,
-                writes_starved_batches,
-                front_merges,
-            } => AnyHostScheduler::Deadline(Deadline::new(DeadlineParams {
-                read_expire_ns,
-                write_expire_ns,
-                fifo_batch_requests,
-                writes_starved_batches,
-                front_merges,
-                back_merges: true,
-            })),
-            C::Cfq {
-                slice_sync_ns,
-                slice_async_ns,
-            } => AnyHostScheduler::Cfq(Cfq::new(slice_sync_ns, slice_async_ns)),
-            C::Anticipatory {
-                antic_expire_ns,
-                read_expire_ns,
-                write_expire_ns,
-                fifo_batch_requests,
-                writes_starved_batches,
-            } => AnyHostScheduler::Anticipatory(Anticipatory::new(
-                DeadlineParams {
-                    read_expire_ns,
-                    write_expire_ns,
-                    fifo_batch_requests,
-                    writes_starved_batches,
-                    front_merges: true,
-                    back_merges: true,
-                },
-                antic_expire_ns,
-            )),
-            C::Rws {
-                issue_rule: PiqIssueRule::SsdsimPasses,
-                ..
-            } => AnyHostScheduler::PiqPasses(PiqPasses::new(PiqVariant::Rws.batched())),
-            C::Rws {
-                write_starvation_guard,
-                issue_rule: PiqIssueRule::BatchLists,
-            } => AnyHostScheduler::Piq(Piq::new(PiqVariant::Rws, write_starvation_guard, false)),
-            C::PiqR {
-                issue_rule: PiqIssueRule::SsdsimPasses,
-                ..
-            } => AnyHostScheduler::PiqPasses(PiqPasses::new(PiqVariant::PiqR.batched())),
-            C::PiqR {
-                write_starvation_guard,
-                hold_outstanding_conflicts,
+        let (cycles, rule) = match self {
+            HostSchedulerConfig::PiqR(PiqRConfig {
                 batch_cycles,
-                issue_rule: PiqIssueRule::BatchLists,
-            } => AnyHostScheduler::Piq(
-                Piq::new(
-                    PiqVariant::PiqR,
-                    write_starvation_guard,
-                    hold_outstanding_conflicts,
-                )
-                .with_batch_cycles(batch_cycles),
-            ),
-            C::PiqW {
-                issue_rule: PiqIssueRule::SsdsimPasses,
+                issue_rule,
                 ..
-            } => AnyHostScheduler::PiqPasses(PiqPasses::new(PiqVariant::PiqW.batched())),
-            C::PiqW {
-                write_starvation_guard,
-                hold_outstanding_conflicts,
+            })
+            | HostSchedulerConfig::PiqW(PiqWConfig {
                 batch_cycles,
-                issue_rule: PiqIssueRule::BatchLists,
-            } => AnyHostScheduler::Piq(
-                Piq::new(
-                    PiqVariant::PiqW,
-                    write_starvation_guard,
-                    hold_outstanding_conflicts,
-                )
-                .with_batch_cycles(batch_cycles),
-            ),
-            C::Piq {
-                issue_rule: PiqIssueRule::SsdsimPasses,
+                issue_rule,
                 ..
-            } => AnyHostScheduler::PiqPasses(PiqPasses::new(PiqVariant::Piq.batched())),
-            C::Piq {
-                write_starvation_guard,
-                hold_outstanding_conflicts,
+            })
+            | HostSchedulerConfig::Piq(PiqConfig {
                 batch_cycles,
-                issue_rule: PiqIssueRule::BatchLists,
-            } => AnyHostScheduler::Piq(
-                Piq::new(
-                    PiqVariant::Piq,
-                    write_starvation_guard,
-                    hold_outstanding_conflicts,
-                )
-                .with_batch_cycles(batch_cycles),
-            ),
-            C::Vios {
-                write_starvation_guard,
-            } => AnyHostScheduler::Vios(Vios::new(write_starvation_guard)),
-            C::Pass {
-                region_bytes,
-                batch_threshold_requests,
-                read_expire_ns,
-                write_expire_ns,
-                merge,
-            } => AnyHostScheduler::Pass(Pass::new(PassParams {
-                region_bytes,
-                batch_threshold_requests,
-                read_expire_ns,
-                write_expire_ns,
-                merge,
-            })),
-        }
-    }
-}
-
-/// Every host scheduler, for static dispatch. RWS and the PIQ variants share [`Piq`].
-#[derive(Debug)]
-pub enum AnyHostScheduler {
-    Noop(Noop),
-    Deadline(Deadline),
-    Cfq(Cfq),
-    Anticipatory(Anticipatory),
-    Piq(Piq),
-    PiqPasses(PiqPasses),
-    Vios(Vios),
-    Pass(Pass),
-}
-
-macro_rules! each_scheduler {
-    ($self:ident, $s:ident => $body:expr) => {
-        match $self {
-            AnyHostScheduler::Noop($s) => $body,
-            AnyHostScheduler::Deadline($s) => $body,
-            AnyHostScheduler::Cfq($s) => $body,
-            AnyHostScheduler::Anticipatory($s) => $body,
-            AnyHostScheduler::Piq($s) => $body,
-            AnyHostScheduler::PiqPasses($s) => $body,
-            AnyHostScheduler::Vios($s) => $body,
-            AnyHostScheduler::Pass($s) => $body,
-        }
-    };
-}
-
-impl HostScheduler for AnyHostScheduler {
-    fn push(&mut self, request: HostRequest, view: &HostView) {
-        each_scheduler!(self, s => s.push(request, view))
-    }
-    fn pop(&mut self, view: &HostView, out: &mut Vec<RequestId>) {
-        each_scheduler!(self, s => s.pop(view, out))
-    }
-    fn complete(&mut self, request: &HostRequest, view: &HostView) {
-        each_scheduler!(self, s => s.complete(request, view))
-    }
-    fn len(&self) -> usize {
-        each_scheduler!(self, s => s.len())
-    }
-    fn wake_at_ns(&self) -> Option<u64> {
-        each_scheduler!(self, s => s.wake_at_ns())
-    }
-    fn report(&self) -> HostSchedulerReport {
-        each_scheduler!(self, s => s.report())
+                issue_rule,
+                ..
+            }) => (*batch_cycles, *issue_rule),
+            _ => return false,
+        };
+        cycles && rule == PiqIssueRule::SsdsimPasses
     }
 }
 

@@ -4,6 +4,25 @@ use std::collections::VecDeque;
 
 use super::MAX_MERGE_BYTES;
 use super::{HostRequest, HostScheduler, HostSchedulerReport, HostView, RequestId, Tally};
+use serde::{Deserialize, Serialize};
+
+use super::HostSchedulerKind;
+
+/// `kind = "noop"`: first in, first out; `merge` joins a request with the contiguous
+/// same-direction requests right behind it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NoopConfig {
+    #[serde(default)]
+    pub merge: bool,
+}
+
+impl HostSchedulerKind for NoopConfig {
+    type Built = Noop;
+    fn build(&self) -> Noop {
+        Noop::new(self.merge)
+    }
+}
 
 #[derive(Debug, Default)]
 pub struct Noop {

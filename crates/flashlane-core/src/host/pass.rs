@@ -9,6 +9,47 @@ use std::ops::Bound::{Excluded, Unbounded};
 
 use super::deadline::{dir_index, DirQueue, SortKey};
 use super::{HostRequest, HostScheduler, HostSchedulerReport, HostView, RequestId, Tally};
+use serde::{Deserialize, Serialize};
+
+use super::{d_read_expire_ns, d_write_expire_ns, yes, HostSchedulerKind};
+
+/// `kind = "pass"`: PASS region sub-queues.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PassConfig {
+    #[serde(default = "d_region_bytes")]
+    pub region_bytes: u64,
+    #[serde(default = "d_batch_threshold_requests")]
+    pub batch_threshold_requests: u32,
+    #[serde(default = "d_read_expire_ns")]
+    pub read_expire_ns: u64,
+    #[serde(default = "d_write_expire_ns")]
+    pub write_expire_ns: u64,
+    #[serde(default = "yes")]
+    pub merge: bool,
+}
+
+/// PASS evaluation: 4 GB regions.
+fn d_region_bytes() -> u64 {
+    4 << 30
+}
+/// PASS evaluation: read/write batch threshold 16.
+fn d_batch_threshold_requests() -> u32 {
+    16
+}
+
+impl HostSchedulerKind for PassConfig {
+    type Built = Pass;
+    fn build(&self) -> Pass {
+        Pass::new(PassParams {
+            region_bytes: self.region_bytes,
+            batch_threshold_requests: self.batch_threshold_requests,
+            read_expire_ns: self.read_expire_ns,
+            write_expire_ns: self.write_expire_ns,
+            merge: self.merge,
+        })
+    }
+}
 
 #[derive(Debug, Default)]
 struct Region {

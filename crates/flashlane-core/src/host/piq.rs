@@ -19,6 +19,145 @@ use super::deadline::dir_index;
 use super::{HostRequest, HostScheduler, HostSchedulerReport, HostView, RequestId, Tally};
 use crate::geometry::ChipSet;
 use crate::trace::Op;
+use serde::{Deserialize, Serialize};
+
+use super::piq_passes::PiqPasses;
+use super::{is_false, yes, HostSchedulerKind, PiqIssueRule};
+
+/// `kind = "rws"`: read-write separation, reads before writes, FIFO within each.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RwsConfig {
+    #[serde(default = "yes")]
+    pub write_starvation_guard: bool,
+    /// `ssdsim_passes` (the default, the reading validated against the public SSDsim fork
+    /// with PIQ: every hand-over pass puts the waiting reads before the waiting writes, as
+    /// that fork's PIQ does without its conflict passes) or `batch_lists` (two FIFO lists,
+    /// reads first, with the write-starvation guard). Always in the config echo.
+    #[serde(default)]
+    pub issue_rule: PiqIssueRule,
+}
+
+impl HostSchedulerKind for RwsConfig {
+    type Built = PiqIssue;
+    fn build(&self) -> PiqIssue {
+        match self.issue_rule {
+            PiqIssueRule::SsdsimPasses => {
+                PiqIssue::Passes(PiqPasses::new(PiqVariant::Rws.batched()))
+            }
+            PiqIssueRule::BatchLists => PiqIssue::Lists(Piq::new(
+                PiqVariant::Rws,
+                self.write_starvation_guard,
+                false,
+            )),
+        }
+    }
+}
+
+/// The config of a batching PIQ kind (`piq_r`, `piq_w`, `piq`): one struct per kind, so the
+/// kind list can name each.
+macro_rules! piq_config {
+    ($(#[$doc:meta])* $Config:ident => $variant:ident) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+        #[serde(deny_unknown_fields)]
+        pub struct $Config {
+            #[serde(default = "yes")]
+            pub write_starvation_guard: bool,
+            #[serde(default = "yes")]
+            pub hold_outstanding_conflicts: bool,
+            /// A batch is a cycle: once issued it must complete before the next batch goes.
+            #[serde(default, skip_serializing_if = "is_false")]
+            pub batch_cycles: bool,
+            /// `ssdsim_passes` (the default, the reading validated against the public SSDsim
+            /// fork with PIQ: reorder, never hold; piq_passes.rs) or `batch_lists` (Algorithm
+            /// 1's batch lists with the rules above). Always in the config echo.
+            #[serde(default)]
+            pub issue_rule: PiqIssueRule,
+        }
+
+        impl HostSchedulerKind for $Config {
+            type Built = PiqIssue;
+            fn build(&self) -> PiqIssue {
+                match self.issue_rule {
+                    PiqIssueRule::SsdsimPasses => {
+                        PiqIssue::Passes(PiqPasses::new(PiqVariant::$variant.batched()))
+                    }
+                    PiqIssueRule::BatchLists => PiqIssue::Lists(
+                        Piq::new(
+                            PiqVariant::$variant,
+                            self.write_starvation_guard,
+                            self.hold_outstanding_conflicts,
+                        )
+                        .with_batch_cycles(self.batch_cycles),
+                    ),
+                }
+            }
+        }
+    };
+}
+
+piq_config!(
+    /// `kind = "piq_r"`: PIQ with read batches only (writes FIFO after reads).
+    PiqRConfig => PiqR
+);
+piq_config!(
+    /// `kind = "piq_w"`: PIQ with write batches only (reads FIFO, before writes).
+    PiqWConfig => PiqW
+);
+piq_config!(
+    /// `kind = "piq"`: PIQ, read and write batches.
+    PiqConfig => Piq
+);
+
+/// What a PIQ kind builds: its `issue_rule` picks the implementation.
+#[derive(Debug)]
+pub enum PiqIssue {
+    /// `batch_lists`: Algorithm 1's batch lists.
+    Lists(Piq),
+    /// `ssdsim_passes`: the SSDsim fork's passes.
+    Passes(PiqPasses),
+}
+
+impl PiqIssue {
+    /// The batch lists, if this is that issue rule (tests read their dispatch records).
+    pub fn lists(&self) -> Option<&Piq> {
+        match self {
+            PiqIssue::Lists(p) => Some(p),
+            PiqIssue::Passes(_) => None,
+        }
+    }
+}
+
+macro_rules! each_rule {
+    ($self:ident, $s:ident => $body:expr) => {
+        match $self {
+            PiqIssue::Lists($s) => $body,
+            PiqIssue::Passes($s) => $body,
+        }
+    };
+}
+
+impl HostScheduler for PiqIssue {
+    fn push(&mut self, request: HostRequest, view: &HostView) {
+        each_rule!(self, s => s.push(request, view))
+    }
+    fn pop(&mut self, view: &HostView, out: &mut Vec<RequestId>) {
+        each_rule!(self, s => s.pop(view, out))
+    }
+    fn complete(&mut self, request: &HostRequest, view: &HostView) {
+        each_rule!(self, s => s.complete(request, view))
+    }
+    fn len(&self) -> usize {
+        each_rule!(self, s => s.len())
+    }
+    fn wake_at_ns(&self) -> Option<u64> {
+        each_rule!(self, s => s.wake_at_ns())
+    }
+    fn report(&self) -> HostSchedulerReport {
+        each_rule!(self, s => s.report())
+    }
+}
 
 /// Which of the paper's five schemes (minus NOOP) to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -10,6 +10,24 @@ use super::piq::RwPhase;
 use super::{HostRequest, HostScheduler, HostSchedulerReport, HostView, RequestId, Tally};
 use crate::geometry::ChipSet;
 use crate::trace::Op;
+use serde::{Deserialize, Serialize};
+
+use super::{yes, HostSchedulerKind};
+
+/// `kind = "vios"`: VIOS hierarchical (chip, channel) batches.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ViosConfig {
+    #[serde(default = "yes")]
+    pub write_starvation_guard: bool,
+}
+
+impl HostSchedulerKind for ViosConfig {
+    type Built = Vios;
+    fn build(&self) -> Vios {
+        Vios::new(self.write_starvation_guard)
+    }
+}
 
 #[derive(Debug)]
 struct ChannelBatch {

@@ -2,12 +2,7 @@
 //!
 //! Every interconnect implements [`Interconnect`]; [`InterconnectConfig`] lists them.
 
-mod ideal;
 mod mesh;
-mod nossd;
-mod packetized;
-mod pnssd;
-mod shared_bus;
 mod venice;
 
 use std::collections::VecDeque;
@@ -17,13 +12,8 @@ use serde::{Deserialize, Serialize};
 use crate::geometry::Geometry;
 use crate::timing::Timing;
 
-pub use ideal::Ideal;
 pub use mesh::MeshShape;
-pub use nossd::NoSsd;
-pub use packetized::Packetized;
-pub use pnssd::PnSsd;
-pub use shared_bus::SharedBus;
-pub use venice::Venice;
+pub use venice::{Venice, VeniceConfig};
 
 /// A granted transfer: it occupies its path from `start_ns` to `end_ns`. `start_ns` may lie after
 /// the time of the grant when setting the path up takes time (Venice's scout round trip).
@@ -155,28 +145,64 @@ pub enum Transfer {
     ProgramIn { bytes: u32 },
 }
 
-/// Interconnect choice in a config (`[interconnect] kind = "shared_bus"`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum InterconnectConfig {
-    /// One shared bus per channel: the chips of a channel take turns (the baseline SSD).
-    SharedBus {
-        #[serde(default, skip_serializing_if = "BusArbitration::is_commands_first")]
-        arbitration: BusArbitration,
-    },
-    /// A private link per chip at the channel rate: no path conflicts (Venice's ideal SSD).
-    Ideal {
-        #[serde(default, skip_serializing_if = "BusArbitration::is_commands_first")]
-        arbitration: BusArbitration,
-    },
-    /// pSSD: one packetized bus per channel, faster than the baseline bus.
-    Packetized(packetized::PacketizedConfig),
-    /// pnSSD: every chip on a horizontal (channel) and a vertical packetized bus.
-    Pnssd(packetized::PacketizedConfig),
-    /// NoSSD: 2D mesh of buffered routers, XY routing, packet switching.
-    Nossd(nossd::NoSsdConfig),
-    /// Venice: 2D mesh of router chips, path reservation by scouts, adaptive routing.
-    Venice(venice::VeniceConfig),
+crate::registry::registry! {
+    /// Interconnect choice in a config (`[interconnect] kind = "shared_bus"`).
+    config InterconnectConfig;
+
+    dispatch AnyInterconnect: Interconnect {
+        fn acquire(&mut self, now_ns: u64, chip: u32, die: u32, what: Transfer) -> Acquire;
+        fn wake(&mut self, now_ns: u64, key: u32, granted: &mut Vec<Grant>) -> Option<u64>;
+        fn report(&self) -> InterconnectReport;
+    }
+
+    /// An interconnect's config struct (`[interconnect]` minus `kind`): builds it for a drive
+    /// of `geometry` and `timing`.
+    kind trait InterconnectKind {
+        fn build(&self, geometry: &Geometry, timing: &Timing);
+        /// Check the parameters against the geometry; messages name the key.
+        fn validate(&self, geometry: &Geometry) -> Result<(), String> {
+            let _ = geometry;
+            Ok(())
+        }
+        /// Which active power the energy model charges for its links' busy time.
+        fn link_power(&self) -> LinkPower;
+        /// Flash controllers and routers it has (what draws static power in the energy model).
+        fn controllers_and_routers(&self, geometry: &Geometry) -> (u64, u64);
+    }
+
+    // One line per interconnect, in documentation order: `mod FILE: "kind" => Variant(Config)`
+    // declares FILE.rs and re-exports its public items; a line without `mod` names a module
+    // declared above, which serves more than that kind.
+    kinds [
+        mod shared_bus: "shared_bus" => SharedBus(SharedBusConfig),
+        mod ideal: "ideal" => Ideal(IdealConfig),
+        mod packetized: "packetized" => Packetized(PacketizedConfig),
+        mod pnssd: "pnssd" => Pnssd(PnssdConfig),
+        mod nossd: "nossd" => Nossd(NoSsdConfig),
+        "venice" => Venice(VeniceConfig),
+    ]
+}
+
+/// The power a link draws while it carries bits (`[energy]`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LinkPower {
+    /// A shared or packetized bus: `energy.bus_active_mw`.
+    Bus,
+    /// A point-to-point link: `energy.link_active_mw`.
+    Link,
+}
+
+/// A boxed interconnect (a large one, kept off the dispatch enum) is one too.
+impl<T: Interconnect + ?Sized> Interconnect for Box<T> {
+    fn acquire(&mut self, now_ns: u64, chip: u32, die: u32, what: Transfer) -> Acquire {
+        (**self).acquire(now_ns, chip, die, what)
+    }
+    fn wake(&mut self, now_ns: u64, key: u32, granted: &mut Vec<Grant>) -> Option<u64> {
+        (**self).wake(now_ns, key, granted)
+    }
+    fn report(&self) -> InterconnectReport {
+        (**self).report()
+    }
 }
 
 /// Which waiting transfer a freed bus (or private link) serves first.
@@ -199,101 +225,8 @@ pub enum BusArbitration {
 }
 
 impl BusArbitration {
-    fn is_commands_first(&self) -> bool {
+    pub(crate) fn is_commands_first(&self) -> bool {
         *self == BusArbitration::CommandsFirst
-    }
-}
-
-impl InterconnectConfig {
-    pub fn name(&self) -> &'static str {
-        match self {
-            InterconnectConfig::SharedBus { .. } => "shared_bus",
-            InterconnectConfig::Ideal { .. } => "ideal",
-            InterconnectConfig::Packetized(_) => "packetized",
-            InterconnectConfig::Pnssd(_) => "pnssd",
-            InterconnectConfig::Nossd(_) => "nossd",
-            InterconnectConfig::Venice(_) => "venice",
-        }
-    }
-
-    /// Check the parameters against the geometry; messages name the key.
-    pub fn validate(&self, geometry: &Geometry) -> Result<(), String> {
-        match self {
-            InterconnectConfig::SharedBus { .. } | InterconnectConfig::Ideal { .. } => Ok(()),
-            InterconnectConfig::Packetized(c) | InterconnectConfig::Pnssd(c) => c.validate(),
-            InterconnectConfig::Nossd(c) => {
-                MeshShape::check(geometry, c.controllers_count)?;
-                c.validate()
-            }
-            InterconnectConfig::Venice(c) => {
-                MeshShape::check(geometry, c.controllers_count)?;
-                c.validate()
-            }
-        }
-    }
-
-    pub fn build(&self, geometry: &Geometry, timing: &Timing) -> AnyInterconnect {
-        match self {
-            InterconnectConfig::SharedBus { arbitration } => {
-                AnyInterconnect::SharedBus(SharedBus::new(geometry, timing, *arbitration))
-            }
-            InterconnectConfig::Ideal { arbitration } => {
-                AnyInterconnect::Ideal(Ideal::new(geometry, timing, *arbitration))
-            }
-            InterconnectConfig::Packetized(c) => {
-                AnyInterconnect::Packetized(Packetized::new(geometry, timing, c))
-            }
-            InterconnectConfig::Pnssd(c) => AnyInterconnect::PnSsd(PnSsd::new(geometry, timing, c)),
-            InterconnectConfig::Nossd(c) => {
-                AnyInterconnect::NoSsd(Box::new(NoSsd::new(geometry, timing, c)))
-            }
-            InterconnectConfig::Venice(c) => {
-                AnyInterconnect::Venice(Box::new(Venice::new(geometry, timing, c)))
-            }
-        }
-    }
-}
-
-/// Every interconnect, for static dispatch.
-pub enum AnyInterconnect {
-    SharedBus(SharedBus),
-    Ideal(Ideal),
-    Packetized(Packetized),
-    PnSsd(PnSsd),
-    NoSsd(Box<NoSsd>),
-    Venice(Box<Venice>),
-}
-
-impl Interconnect for AnyInterconnect {
-    fn acquire(&mut self, now_ns: u64, chip: u32, die: u32, what: Transfer) -> Acquire {
-        match self {
-            AnyInterconnect::SharedBus(i) => i.acquire(now_ns, chip, die, what),
-            AnyInterconnect::Ideal(i) => i.acquire(now_ns, chip, die, what),
-            AnyInterconnect::Packetized(i) => i.acquire(now_ns, chip, die, what),
-            AnyInterconnect::PnSsd(i) => i.acquire(now_ns, chip, die, what),
-            AnyInterconnect::NoSsd(i) => i.acquire(now_ns, chip, die, what),
-            AnyInterconnect::Venice(i) => i.acquire(now_ns, chip, die, what),
-        }
-    }
-    fn wake(&mut self, now_ns: u64, key: u32, granted: &mut Vec<Grant>) -> Option<u64> {
-        match self {
-            AnyInterconnect::SharedBus(i) => i.wake(now_ns, key, granted),
-            AnyInterconnect::Ideal(i) => i.wake(now_ns, key, granted),
-            AnyInterconnect::Packetized(i) => i.wake(now_ns, key, granted),
-            AnyInterconnect::PnSsd(i) => i.wake(now_ns, key, granted),
-            AnyInterconnect::NoSsd(i) => i.wake(now_ns, key, granted),
-            AnyInterconnect::Venice(i) => i.wake(now_ns, key, granted),
-        }
-    }
-    fn report(&self) -> InterconnectReport {
-        match self {
-            AnyInterconnect::SharedBus(i) => i.report(),
-            AnyInterconnect::Ideal(i) => i.report(),
-            AnyInterconnect::Packetized(i) => i.report(),
-            AnyInterconnect::PnSsd(i) => i.report(),
-            AnyInterconnect::NoSsd(i) => i.report(),
-            AnyInterconnect::Venice(i) => i.report(),
-        }
     }
 }
 

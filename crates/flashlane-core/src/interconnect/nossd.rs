@@ -12,7 +12,10 @@
 use serde::{Deserialize, Serialize};
 
 use super::mesh::MeshShape;
-use super::{transfer_ns, Acquire, Grant, Interconnect, InterconnectReport, Transfer};
+use super::{
+    transfer_ns, Acquire, Grant, Interconnect, InterconnectKind, InterconnectReport, LinkPower,
+    Transfer,
+};
 use crate::geometry::Geometry;
 use crate::timing::Timing;
 
@@ -54,7 +57,7 @@ fn default_command_bytes() -> u32 {
 }
 
 impl NoSsdConfig {
-    pub(crate) fn validate(&self) -> Result<(), String> {
+    fn check_params(&self) -> Result<(), String> {
         if self.port_buffer_bytes == 0 {
             return Err("interconnect.port_buffer_bytes must be at least 1".into());
         }
@@ -62,6 +65,24 @@ impl NoSsdConfig {
             return Err("interconnect.link_bytes_per_ns must be a positive number".into());
         }
         Ok(())
+    }
+}
+
+impl InterconnectKind for NoSsdConfig {
+    type Built = Box<NoSsd>;
+    fn build(&self, geometry: &Geometry, timing: &Timing) -> Box<NoSsd> {
+        Box::new(NoSsd::new(geometry, timing, self))
+    }
+    fn validate(&self, geometry: &Geometry) -> Result<(), String> {
+        MeshShape::check(geometry, self.controllers_count)?;
+        self.check_params()
+    }
+    fn link_power(&self) -> LinkPower {
+        LinkPower::Link
+    }
+    fn controllers_and_routers(&self, geometry: &Geometry) -> (u64, u64) {
+        let routers = MeshShape::new(geometry, self.controllers_count).routers();
+        (self.controllers_count as u64, routers as u64)
     }
 }
 

@@ -4,11 +4,14 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Acquire, Grant, Interconnect, InterconnectReport, Links, Transfer};
+use super::{
+    Acquire, Grant, Interconnect, InterconnectKind, InterconnectReport, LinkPower, Links, Transfer,
+};
 use crate::geometry::Geometry;
 use crate::timing::Timing;
 
-/// Parameters of the packetized buses (pSSD and pnSSD).
+/// `kind = "packetized"`, pSSD: one packetized bus per channel, faster than the baseline
+/// bus. Also the parameters of pnSSD's buses ([`super::PnssdConfig`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PacketizedConfig {
@@ -38,7 +41,7 @@ impl Default for PacketizedConfig {
 }
 
 impl PacketizedConfig {
-    pub(crate) fn validate(&self) -> Result<(), String> {
+    pub(crate) fn check_params(&self) -> Result<(), String> {
         if !(self.rate_ratio.is_finite() && self.rate_ratio >= 1.0) {
             return Err(format!(
                 "interconnect.rate_ratio must be a number >= 1, got {}",
@@ -46,6 +49,22 @@ impl PacketizedConfig {
             ));
         }
         Ok(())
+    }
+}
+
+impl InterconnectKind for PacketizedConfig {
+    type Built = Packetized;
+    fn build(&self, geometry: &Geometry, timing: &Timing) -> Packetized {
+        Packetized::new(geometry, timing, self)
+    }
+    fn validate(&self, _geometry: &Geometry) -> Result<(), String> {
+        self.check_params()
+    }
+    fn link_power(&self) -> LinkPower {
+        LinkPower::Bus
+    }
+    fn controllers_and_routers(&self, geometry: &Geometry) -> (u64, u64) {
+        (geometry.channels as u64, 0)
     }
 }
 

@@ -4,10 +4,36 @@
 //! that is free now (horizontal first); if both are busy it queues on the one expected to free
 //! first: fewer transfers waiting, then the earlier end of the current transfer, then horizontal.
 
+use serde::{Deserialize, Serialize};
+
 use super::packetized::PacketizedConfig;
-use super::{Acquire, Grant, Interconnect, InterconnectReport, Links, Transfer};
+use super::{
+    Acquire, Grant, Interconnect, InterconnectKind, InterconnectReport, LinkPower, Links, Transfer,
+};
 use crate::geometry::Geometry;
 use crate::timing::Timing;
+
+/// `kind = "pnssd"`: every chip on a horizontal (channel) and a vertical packetized bus, both
+/// with [`PacketizedConfig`]'s keys.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct PnssdConfig(pub PacketizedConfig);
+
+impl InterconnectKind for PnssdConfig {
+    type Built = PnSsd;
+    fn build(&self, geometry: &Geometry, timing: &Timing) -> PnSsd {
+        PnSsd::new(geometry, timing, &self.0)
+    }
+    fn validate(&self, _geometry: &Geometry) -> Result<(), String> {
+        self.0.check_params()
+    }
+    fn link_power(&self) -> LinkPower {
+        LinkPower::Bus
+    }
+    fn controllers_and_routers(&self, geometry: &Geometry) -> (u64, u64) {
+        ((geometry.channels + geometry.chips_per_channel) as u64, 0)
+    }
+}
 
 pub struct PnSsd {
     /// Links `0..rows` are the horizontal buses, `rows..rows + columns` the vertical ones.

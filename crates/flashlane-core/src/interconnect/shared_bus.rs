@@ -1,8 +1,35 @@
 //! The baseline multi-channel shared bus: one bus per channel, chips of a channel take turns.
 
-use super::{Acquire, BusArbitration, Grant, Interconnect, InterconnectReport, Links, Transfer};
+use serde::{Deserialize, Serialize};
+
+use super::{
+    Acquire, BusArbitration, Grant, Interconnect, InterconnectKind, InterconnectReport, LinkPower,
+    Links, Transfer,
+};
 use crate::geometry::Geometry;
 use crate::timing::Timing;
+
+/// `kind = "shared_bus"`: one shared bus per channel: the chips of a channel take
+/// turns (the baseline SSD).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SharedBusConfig {
+    #[serde(default, skip_serializing_if = "BusArbitration::is_commands_first")]
+    pub arbitration: BusArbitration,
+}
+
+impl InterconnectKind for SharedBusConfig {
+    type Built = SharedBus;
+    fn build(&self, geometry: &Geometry, timing: &Timing) -> SharedBus {
+        SharedBus::new(geometry, timing, self.arbitration)
+    }
+    fn link_power(&self) -> LinkPower {
+        LinkPower::Bus
+    }
+    fn controllers_and_routers(&self, geometry: &Geometry) -> (u64, u64) {
+        (geometry.channels as u64, 0)
+    }
+}
 
 pub struct SharedBus {
     links: Links,

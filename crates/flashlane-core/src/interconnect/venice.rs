@@ -20,7 +20,9 @@ use std::collections::{BinaryHeap, VecDeque};
 use serde::{Deserialize, Serialize};
 
 use super::mesh::{MeshShape, EAST, FROM_CONTROLLER, NORTH, SOUTH, WEST};
-use super::{Acquire, Grant, Interconnect, InterconnectReport, Transfer, Wake};
+use super::{
+    Acquire, Grant, Interconnect, InterconnectKind, InterconnectReport, LinkPower, Transfer, Wake,
+};
 use crate::geometry::Geometry;
 use crate::timing::Timing;
 
@@ -109,7 +111,7 @@ impl Default for VeniceConfig {
 }
 
 impl VeniceConfig {
-    pub(crate) fn validate(&self) -> Result<(), String> {
+    fn check_params(&self) -> Result<(), String> {
         for (key, value) in [
             ("link_width_bytes", self.link_width_bytes as u64),
             ("link_cycle_ns", self.link_cycle_ns),
@@ -178,6 +180,24 @@ struct Controller {
     frames: Vec<Frame>,
     visits: Vec<u8>,
     touched: Vec<u32>,
+}
+
+impl InterconnectKind for VeniceConfig {
+    type Built = Box<Venice>;
+    fn build(&self, geometry: &Geometry, timing: &Timing) -> Box<Venice> {
+        Box::new(Venice::new(geometry, timing, self))
+    }
+    fn validate(&self, geometry: &Geometry) -> Result<(), String> {
+        MeshShape::check(geometry, self.controllers_count)?;
+        self.check_params()
+    }
+    fn link_power(&self) -> LinkPower {
+        LinkPower::Link
+    }
+    fn controllers_and_routers(&self, geometry: &Geometry) -> (u64, u64) {
+        let routers = MeshShape::new(geometry, self.controllers_count).routers();
+        (self.controllers_count as u64, routers as u64)
+    }
 }
 
 pub struct Venice {

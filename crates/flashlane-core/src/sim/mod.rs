@@ -389,7 +389,7 @@ impl Simulation {
             device_queue_depth: config.device.queue_depth_requests,
             events: EventQueue::new(),
             host: config.host.scheduler.build(),
-            device: config.device.scheduler.build_on(&g),
+            device: config.device.scheduler.build(&g),
             interconnect: config.interconnect.build(&g, &config.timing),
             ftl,
             requests: Vec::with_capacity(1024),

@@ -7,8 +7,7 @@
 use serde::Serialize;
 
 use crate::config::Config;
-use crate::geometry::Geometry;
-use crate::interconnect::{InterconnectConfig, InterconnectReport, MeshShape};
+use crate::interconnect::{InterconnectReport, LinkPower};
 
 use super::FlashCounts;
 
@@ -41,26 +40,6 @@ pub struct EnergyStats {
     pub chip_idle_j: f64,
 }
 
-/// Flash controllers and routers of an interconnect (what draws static power).
-fn controllers_and_routers(interconnect: &InterconnectConfig, geometry: &Geometry) -> (u64, u64) {
-    let (rows, columns) = (geometry.channels as u64, geometry.chips_per_channel as u64);
-    match interconnect {
-        InterconnectConfig::SharedBus { .. } | InterconnectConfig::Packetized(_) => (rows, 0),
-        // One controller per chip's private link would be a controller per chip; the ideal
-        // SSD's links are driven by the baseline's per-channel controllers.
-        InterconnectConfig::Ideal { .. } => (rows, 0),
-        InterconnectConfig::Pnssd(_) => (rows + columns, 0),
-        InterconnectConfig::Nossd(c) => (
-            c.controllers_count as u64,
-            MeshShape::new(geometry, c.controllers_count).routers() as u64,
-        ),
-        InterconnectConfig::Venice(c) => (
-            c.controllers_count as u64,
-            MeshShape::new(geometry, c.controllers_count).routers() as u64,
-        ),
-    }
-}
-
 /// Energy of a run from its counters (see [`EnergyStats`] for every definition).
 pub fn energy_stats(
     full: &Config,
@@ -81,16 +60,12 @@ pub fn energy_stats(
     let reads = (flash.reads + flash.mapping_reads + flash.copybacks) as f64;
     let programs = (flash.programs + flash.mapping_programs + flash.copybacks) as f64;
     let flash_j = (reads * read_nj + programs * program_nj + flash.erases as f64 * erase_nj) * 1e-9;
-    let active_mw = match interconnect {
-        InterconnectConfig::SharedBus { .. }
-        | InterconnectConfig::Packetized(_)
-        | InterconnectConfig::Pnssd(_) => config.bus_active_mw,
-        InterconnectConfig::Ideal { .. }
-        | InterconnectConfig::Nossd(_)
-        | InterconnectConfig::Venice(_) => config.link_active_mw,
+    let active_mw = match interconnect.link_power() {
+        LinkPower::Bus => config.bus_active_mw,
+        LinkPower::Link => config.link_active_mw,
     };
     let interconnect_j = report.link_active_ns as f64 * active_mw * PJ;
-    let (controllers, routers) = controllers_and_routers(interconnect, geometry);
+    let (controllers, routers) = interconnect.controllers_and_routers(geometry);
     let window = window_ns as f64;
     let router_static_j = routers as f64 * config.router_static_mw * window * PJ;
     let controller_static_j = controllers as f64 * config.controller_static_mw * window * PJ;
