@@ -545,6 +545,14 @@ WITH_PAPER_NUMBERS = {
     "sos-map-whm",
     "pass-map-gain",
     "venice-map-speedup",
+    # The same maps on a drive aged to steady-state GC (issue 30).
+    "piq-map-read-gc",
+    "piq-map-write-gc",
+    "vios-map-read-gc",
+    "vios-map-write-gc",
+    "sos-map-sos-gc",
+    "sos-map-qsl-gc",
+    "sos-map-whm-gc",
 }
 #: The effect maps of the quick set (issue 20), each drawn with the paper's level.
 MAPS = {key for key in WITH_PAPER_NUMBERS if "-map-" in key}
@@ -581,7 +589,8 @@ def test_every_map_says_where_ours_reaches_the_paper(quick_all: tuple[Path, dict
     assert len(rows) == sum(len(v) for v in result["verdicts"].values())
     where = {row[1]: row[-1] for row in rows}
     for claim in MAPPED_CLAIMS:
-        assert where[claim].startswith("Nowhere on the grid") or " reaches " in where[claim], claim
+        # One sentence per map covering it (a map with and without GC gives two).
+        assert "Nowhere on the grid" in where[claim] or " reaches " in where[claim], claim
     assert "not mapped" in where.values()
     report = (out / "report.html").read_text()
     assert "where ours reaches the paper&#x27;s value" in report

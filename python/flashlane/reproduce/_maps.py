@@ -146,6 +146,12 @@ def series_against(
     return lines, dashed
 
 
+def upper_first(text: str) -> str:
+    """`text` with its first letter in upper case and the rest as it is ("no GC" -> "No GC",
+    where str.capitalize gives "No gc")."""
+    return text[:1].upper() + text[1:]
+
+
 def _spans(xs: Sequence[Any], chosen: set[Any]) -> str:
     """The chosen x values as runs of neighbours on the grid: "0.1-0.4, 0.8"."""
     parts: list[str] = []

@@ -504,7 +504,9 @@ def results_markdown(runs: list[Run], quick: bool, options: Mapping[str, Any], c
     """Per platform: every scheme normalized to NOOP, the means of per-workload ratios over
     the traces and over the stand-ins, and Figure 11's sweep (docs/results/piq.md, "Full
     tables of the earlier platforms")."""
-    records = [_record(r) for r in runs if r.point.figure != piq_map.FIGURE]
+    records = [
+        _record(r) for r in runs if r.point.figure not in (piq_map.FIGURE, piq_map.GC_FIGURE)
+    ]
     index = {
         (r["platform"], r["workload"], r["scheme"], r["queue_length_requests"]): r for r in records
     }

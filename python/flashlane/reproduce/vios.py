@@ -20,7 +20,7 @@ import statistics
 from collections.abc import Mapping
 from typing import Any
 
-from flashlane.reproduce import piq, vios_map
+from flashlane.reproduce import piq, piq_map, vios_map
 from flashlane.reproduce._core import (
     Claim,
     Figure,
@@ -507,7 +507,7 @@ def results_markdown(runs: list[Run], quick: bool, options: Mapping[str, Any], c
     platforms, traces, stand_ins, stages, _ = _results_sets(quick, options)
     index = {}
     for run in runs:
-        if run.point.figure == vios_map.FIGURE:
+        if run.point.figure in (vios_map.FIGURE, piq_map.GC_FIGURE):
             continue
         r = _results_record(run)
         index[(r["platform"], r["workload"], r["pe_cycles"], r["config"])] = r
