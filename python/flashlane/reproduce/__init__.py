@@ -40,6 +40,7 @@ from flashlane.reproduce._core import (
     distinct_runs,
     find_traces,
     plain_progress,
+    point_name,
     run_points,
     runs_csv,
 )
@@ -83,7 +84,7 @@ def _progress(total: int):
         bar = tqdm(total=total, unit="run", file=sys.stderr)
 
         def update(done: int, _total: int, point: Point) -> None:
-            bar.set_description(f"{point.paper} {point.figure}")
+            bar.set_description(point_name(point))
             bar.update(1)
 
         return update, bar.close

@@ -198,7 +198,14 @@ class Figure:
 
     ``dashed``: series of a line figure drawn dashed, each in the colour of the series it
     names (e.g. the same condition against a second baseline). ``where``: an effect map's
-    sentences for claims of other figures of its paper, by claim text (:func:`annotate`)."""
+    sentences for claims of other figures of its paper, by claim text (:func:`annotate`).
+
+    ``overloaded``: per series of a line figure, which points are an open-loop overload (the
+    baseline falls behind its arrivals, ``_maps.fell_behind``): drawn as hollow markers, with
+    their own legend entry. ``note``: a sentence drawn inside the axes, for
+    what the figure shows that would otherwise look wrong (e.g. bars that are exactly equal).
+    ``paper_labels``: the legend text of each paper series (default "paper: NAME"); every paper
+    value drawn is also labelled with its number beside its marker."""
 
     paper: str
     id: str
@@ -219,6 +226,9 @@ class Figure:
     gaps: str | None = None
     dashed: dict[str, str] = field(default_factory=dict)
     where: dict[str, str] = field(default_factory=dict)
+    overloaded: dict[str, list[bool]] = field(default_factory=dict)
+    note: str = ""
+    paper_labels: dict[str, str] = field(default_factory=dict)
 
     def draws_paper(self) -> bool:
         """True when the figure draws at least one of the paper's numbers."""
@@ -562,9 +572,14 @@ def runs_csv(runs: Sequence[Run]) -> str:
     return out.getvalue()
 
 
-def plain_progress(done: int, total: int, point: Point) -> None:
-    print(
-        f"[{done}/{total}] {point.paper} {point.figure} {point.workload} {point.configuration}",
-        file=sys.stderr,
-        flush=True,
+def point_name(point: Point) -> str:
+    """Every coordinate of a point: paper, figure, workload, configuration and its tags
+    (``piq map hot64 noop hot_chips=64 offered_load=0.2``), as the progress shows it."""
+    tags = " ".join(f"{k}={v}" for k, v in point.tags)
+    return " ".join(
+        p for p in (point.paper, point.figure, point.workload, point.configuration, tags) if p
     )
+
+
+def plain_progress(done: int, total: int, point: Point) -> None:
+    print(f"[{done}/{total}] {point_name(point)}", file=sys.stderr, flush=True)

@@ -266,6 +266,7 @@ def figures(runs: list[Run], quick: bool) -> list[Figure]:
                     points=[r.point for r in mine if r.point.figure == figure_of(gc)],
                     log_x=True,
                     where=where,
+                    overloaded=_maps.behind_against(g, found, SCHEMES),
                 )
             )
     return result

@@ -257,6 +257,7 @@ def figures(runs: list[Run], quick: bool, claim_texts: list[str]) -> list[Figure
                     log_x=True,
                     # The aged map comes last: its `where` (both states) is the one kept.
                     where={text: both for text in _claims_of(figure, claim_texts)},
+                    overloaded=_maps.behind_series(g, found),
                 )
             )
     return result

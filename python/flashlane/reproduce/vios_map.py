@@ -177,6 +177,7 @@ def figures(runs: list[Run], quick: bool) -> list[Figure]:
                     points=[r.point for r in mine if r.point.figure == piq_map.figure_of(gc)],
                     log_x=True,
                     where=where,
+                    overloaded=_maps.behind_against(g, found, SCHEMES),
                 )
             )
     return result
