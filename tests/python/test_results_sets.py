@@ -116,6 +116,45 @@ def test_results_tables_render(paper: str, summary: dict) -> None:
     assert not re.search(r"\| None", text)
 
 
+@pytest.mark.parametrize("paper", list(PAPERS))
+def test_results_draw_the_key_figures_the_page_shows(
+    paper: str, summary: dict, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--results` draws each KEY_FIGURES figure into OUT/figures/PAPER-ID.png (small enough
+    to commit under docs/results/figures/) and ends OUT/PAPER.md with the section that shows
+    them by relative links; an option that narrows the set draws none."""
+    ran = []
+
+    def run_points(points: list, **_: object) -> list[dict]:
+        ran.extend(points)
+        return [summary for _ in points]
+
+    monkeypatch.setattr(flashlane.reproduce, "run_points", run_points)
+    module = paper_module(paper)
+    out = tmp_path / paper
+    result = reproduce(paper, out, quick=True, results=True, traces=TRACES)
+    names = [f"{paper}-{key}" for key in module.KEY_FIGURES]
+    assert result["figures"] == names
+    # The report set's points the figures need are run too.
+    assert {p.key() for p in module.points(True)} <= {p.key() for p in ran}
+    page = (out / f"{paper}.md").read_text()
+    section = page.split("\n## Key figures\n", 1)[1]
+    assert re.findall(r"!\[[^\]]+\]\((figures/[^)]+\.png)\)", section) == [
+        f"figures/{name}.png" for name in names
+    ]
+    for name in names:
+        size = (out / "figures" / f"{name}.png").stat().st_size
+        assert 0 < size < 150_000, name
+    options = {"piq": {"platforms": ["ssdsim"]}, "vios": {"no_map": True}}.get(paper)
+    if options:
+        narrowed = tmp_path / f"{paper}-narrowed"
+        result = reproduce(
+            paper, narrowed, quick=True, results=True, traces=TRACES, options=options
+        )
+        assert result["figures"] == [] and not (narrowed / "figures").exists()
+        assert "## Key figures" not in (narrowed / f"{paper}.md").read_text()
+
+
 SCRIPTS = REPO / "scripts"
 
 

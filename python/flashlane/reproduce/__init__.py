@@ -139,7 +139,7 @@ def reproduce(
     names = list(PAPERS) if paper == "all" else [paper]
     modules = [paper_module(name) for name in names]
     options = _check_options(paper, modules, results, options)
-    if not results:
+    if not results or not options:
         try:
             import matplotlib  # noqa: F401
         except ImportError:
@@ -147,12 +147,23 @@ def reproduce(
                 'the figures need matplotlib: pip install "flashlane[reproduce]"'
             ) from None
     trace_dir = find_traces(traces)
-    # The sets are built (and their options checked) before anything is written.
+    # The sets are built (and their options checked) before anything is written. A results
+    # set without options also runs the report set's points its key figures need (those it
+    # lacks: points with the same arguments share a run).
     points = [
         p
         for module in modules
         for p in (module.results_points(quick, options) if results else module.points(quick))
     ]
+    if results and not options:
+        known = {p.key() for p in points}
+        points += [
+            p
+            for module in modules
+            if getattr(module, "KEY_FIGURES", ())
+            for p in module.points(quick)
+            if p.key() not in known
+        ]
     if render_only and not Path(out).is_dir():
         raise ReproduceError(f"--render-only: {out} is not the output folder of an earlier run")
     out_dir, created = _prepare_out(Path(out))
@@ -221,6 +232,62 @@ def _check_options(
         names = ", ".join(o.name for o in known) or "none"
         raise ReproduceError(f"{paper}: unknown option {unknown[0]!r} (known: {names})")
     return given
+
+
+def _key_figures(
+    out: Path,
+    module: ModuleType,
+    runs: list[Run],
+    quick: bool,
+    options: Mapping[str, Any],
+    command: str,
+) -> tuple[list[str], list[str]]:
+    """A results set's key figures (the module's KEY_FIGURES: its headline figure and effect
+    maps), drawn from the report set's runs it holds into ``out/figures/PAPER-ID.png``, the
+    files docs/results/PAPER.md shows (docs/results/figures/), and the Markdown that shows
+    them (a "Key figures" section, appended to ``out/PAPER.md``; its image links are relative,
+    so they work beside the page in docs/results/ as in `out`). Nothing when options narrowed
+    the set."""
+    wanted = getattr(module, "KEY_FIGURES", ())
+    if not wanted or options:
+        return [], []
+    from flashlane.reproduce._report import draw
+
+    keys = {p.key() for p in module.points(quick)}
+    figures = annotate(module.figures([r for r in runs if r.point.key() in keys], quick))
+    missing = sorted(set(wanted) - {f.id for f in figures})
+    if missing:
+        raise ReproduceError(
+            f"{module.PAPER}: KEY_FIGURES names figures it does not draw: {missing}"
+        )
+    folder = out / "figures"
+    folder.mkdir(exist_ok=True)
+    drawn = []
+    lines = [
+        "## Key figures",
+        "",
+        f"Drawn by `{command}` from the runs of `flashlane reproduce {module.PAPER}"
+        f"{' --quick' if quick else ''}` (its report set, which the call adds), as its "
+        "report draws them: our series in colour, the paper's values as labelled black "
+        "diamonds and dotted lines, and, on an effect map, a hollow marker where the baseline "
+        "falls behind its arrivals (an open-loop overload, not a steady state). Each caption, in "
+        "the image, names the preset, the workloads and the run length.",
+        "",
+    ]
+    for figure in sorted(
+        (f for f in figures if f.id in wanted), key=lambda f: list(wanted).index(f.id)
+    ):
+        png, _ = draw(figure)
+        name = f"{figure.paper}-{figure.id}"
+        (folder / f"{name}.png").write_bytes(png)
+        drawn.append(name)
+        lines += [
+            f"**{figure.title}** (`{name}`)",
+            "",
+            f"![{figure.title}](figures/{name}.png)",
+            "",
+        ]
+    return drawn, lines
 
 
 def stored_summaries(out: Path, paper: str, points: list[Point]) -> dict[int, dict[str, Any]]:
@@ -320,21 +387,30 @@ def _reproduce(
     for name in names:
         paper_runs = [r for r in runs if r.point.paper == name]
         (out / "runs" / f"{name}.csv").write_text(runs_csv(paper_runs))
-    if results:
-        tables = []
-        for name, module in zip(names, modules, strict=True):
-            paper_runs = [r for r in runs if r.point.paper == name]
-            path = out / f"{name}.md"
-            path.write_text(module.results_markdown(paper_runs, quick, options, command))
-            tables.append(str(path))
-        return {**counts, "figures": [], "verdicts": {}, "points": {}, "tables": tables}
-
     from flashlane.reproduce._report import (
         claims_markdown,
         draw,
         render_html,
         write_figure_files,
     )
+
+    if results:
+        tables = []
+        drawn = []
+        for name, module in zip(names, modules, strict=True):
+            paper_runs = [r for r in runs if r.point.paper == name]
+            # The tables read the results set's runs only (not the report set's the key
+            # figures added), the figures the report set's.
+            keys = {p.key() for p in module.results_points(quick, options)}
+            text = module.results_markdown(
+                [r for r in paper_runs if r.point.key() in keys], quick, options, command
+            )
+            key_figures, lines = _key_figures(out, module, paper_runs, quick, options, command)
+            path = out / f"{name}.md"
+            path.write_text(text + ("\n" + "\n".join(lines) if lines else ""))
+            tables.append(str(path))
+            drawn += key_figures
+        return {**counts, "figures": drawn, "verdicts": {}, "points": {}, "tables": tables}
 
     figures = []
     for name, module in zip(names, modules, strict=True):

@@ -43,6 +43,8 @@ from flashlane.reproduce._core import (
 PAPER = "piq"
 TITLE = "PIQ: Parallel Issue Queuing for conflict-free reads and writes"
 PRESET = "ssdsim-platform"
+#: The figures `--results` draws into OUT/figures/ for docs/results/piq.md (docs/results/figures/).
+KEY_FIGURES = ("fig8a", "fig8b", "map-read", "map-write", "map-read-gc", "map-write-gc")
 # The earlier readings run on the plain SSD preset with these settings on top.
 PLAIN_PRESET = "ssdsim-mlc-8x8"
 BASE = ["precondition.fill_fraction=1.0", "device.scheduler.kind=ssdsim"]

@@ -70,6 +70,8 @@ REAL_TRACES = {
     "ycsb-a-rocksdb.blkparse.gz": ["--format", "blkparse", "--fold-addresses"],
 }
 PRESETS = ["venice-perf", "venice-cost"]
+#: The figures `--results` draws into OUT/figures/ for docs/results/venice.md.
+KEY_FIGURES = ("fig9-venice-perf", "map-speedup")
 FULL_REQUESTS = 2000
 QUICK_REQUESTS = 500
 # The paper's averages (Sec. 6.1, Figure 9): Venice's speedup over the baseline and over the

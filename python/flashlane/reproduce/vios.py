@@ -41,6 +41,8 @@ from flashlane.reproduce._core import (
 PAPER = "vios"
 TITLE = "VIOS: a variation-aware I/O scheduler for flash SSDs"
 PRESET = "ssdsim-platform"
+#: The figures `--results` draws into OUT/figures/ for docs/results/vios.md (docs/results/figures/).
+KEY_FIGURES = ("fig5", "fig6", "map-read", "map-write", "map-read-gc", "map-write-gc")
 TRACES = [
     ("financial1-head.spc", "spc"),
     ("msnfs-30s.msr.csv.gz", "msr"),
