@@ -271,7 +271,13 @@ def _key_figures(
         "report draws them: our series in colour, the paper's values as labelled black "
         "diamonds and dotted lines, and, on an effect map, a hollow marker where the baseline "
         "falls behind its arrivals (an open-loop overload, not a steady state). Each caption, in "
-        "the image, names the preset, the workloads and the run length.",
+        "the image, names the preset, the workloads and the run length."
+        + (
+            " These are the reduced set's (`--quick`: fewer requests, coarser map grids): "
+            "where a table beside them comes from the full set, their numbers differ in detail."
+            if quick
+            else ""
+        ),
         "",
     ]
     for figure in sorted(
