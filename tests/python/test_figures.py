@@ -269,6 +269,8 @@ A. **Reason** with `code` and a [link](../models/x.md#rules); see [below](#detai
 
 More.
 
+![A key figure](figures/p-map.png)
+
 ## Next section
 
 Not part of it.
@@ -316,6 +318,8 @@ def test_report_embeds_the_linked_section_with_a_working_anchor(tmp_path: Path) 
     # An anchor inside the section leads to its copy here, one outside it to the page.
     assert f'href="#{target}-detail"' in section and f'id="{target}-detail"' in section
     assert 'href="../../docs/results/p.md#next-section"' in section
+    # An image of the page (its key figures) is an image in the report, from the repository.
+    assert '<img alt="A key figure" src="../../docs/results/figures/p-map.png">' in section
     # A heading the page lacks: a link to the page itself, nothing embedded.
     assert 'href="../../docs/results/p.md#no-such-heading"' in report
     assert why_id("p", "No such heading") not in report

@@ -338,7 +338,8 @@ def section_markdown(page_text: str, heading: str | None) -> str | None:
 
 
 def _md_inline(text: str, link: Callable[[str], str]) -> str:
-    """Markdown inline markup as HTML: code spans, links, bold, italics (escaped first)."""
+    """Markdown inline markup as HTML: code spans, images, links, bold, italics (escaped
+    first)."""
     parts = re.split(r"(`[^`]+`)", text)
     out = []
     for part in parts:
@@ -346,6 +347,15 @@ def _md_inline(text: str, link: Callable[[str], str]) -> str:
             out.append(f"<code>{html.escape(part[1:-1])}</code>")
             continue
         part = html.escape(part, quote=False)
+        # An image (a results page's key figure), then links.
+        part = re.sub(
+            r"!\[([^\]]*)\]\(([^)\s]+)\)",
+            lambda m: (
+                f'<img alt="{m.group(1).replace(chr(34), "&quot;")}" '
+                f'src="{html.escape(link(m.group(2)))}">'
+            ),
+            part,
+        )
         part = re.sub(
             r"\[([^\]]+)\]\(([^)\s]+)\)",
             lambda m: f'<a href="{html.escape(link(m.group(2)))}">{m.group(1)}</a>',
