@@ -138,7 +138,9 @@ def test_results_draw_the_key_figures_the_page_shows(
     # The report set's points the figures need are run too.
     assert {p.key() for p in module.points(True)} <= {p.key() for p in ran}
     page = (out / f"{paper}.md").read_text()
-    section = page.split("\n## Key figures\n", 1)[1]
+    # The first section of the page, where a reader opening it sees the figures.
+    assert re.findall(r"^## (.*)$", page, re.MULTILINE)[0] == "Key figures"
+    section = page.split("\n## Key figures\n", 1)[1].split("\n## ", 1)[0]
     assert re.findall(r"!\[[^\]]+\]\((figures/[^)]+\.png)\)", section) == [
         f"figures/{name}.png" for name in names
     ]

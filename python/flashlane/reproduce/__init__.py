@@ -23,6 +23,7 @@ import csv
 import importlib
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -296,6 +297,17 @@ def _key_figures(
     return drawn, lines
 
 
+def _with_section(text: str, section: list[str]) -> str:
+    """`text` (a results page) with `section` (its key figures) before its first second-level
+    section, where a reader opening the page sees them; at the end if it has none."""
+    if not section:
+        return text
+    found = re.search(r"^## ", text, re.MULTILINE)
+    at = found.start() if found else len(text)
+    head = text[:at] if at == 0 or text[:at].endswith("\n\n") else text[:at].rstrip("\n") + "\n\n"
+    return head + "\n".join(section) + "\n" + ("\n" + text[at:] if found else "")
+
+
 def stored_summaries(out: Path, paper: str, points: list[Point]) -> dict[int, dict[str, Any]]:
     """Summaries an earlier call left in `out` for `points` (by index): ``runs/PAPER/STEM.json``
     where ``runs/PAPER.csv`` gives the point's command for its key and ``specs/`` holds the
@@ -413,7 +425,7 @@ def _reproduce(
             )
             key_figures, lines = _key_figures(out, module, paper_runs, quick, options, command)
             path = out / f"{name}.md"
-            path.write_text(text + ("\n" + "\n".join(lines) if lines else ""))
+            path.write_text(_with_section(text, lines))
             tables.append(str(path))
             drawn += key_figures
         return {**counts, "figures": drawn, "verdicts": {}, "points": {}, "tables": tables}
