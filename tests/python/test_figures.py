@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from flashlane.reproduce import _maps, piq, piq_map, sos_map, vios_map
+from flashlane.reproduce import _maps, piq, piq_map, sos_map, vios, vios_map
 from flashlane.reproduce._core import Figure, Point, Run
 from flashlane.reproduce._report import (
     OVERLOAD_LABEL,
@@ -249,6 +249,25 @@ def test_piq_fig8_says_why_its_bars_are_equal_and_names_its_workloads() -> None:
     assert piq.workload_label("piq_r484454_w15445") == "Table I, 96.9 % reads"
     assert piq.workload_label("msnfs-30s.msr.csv.gz") == "msnfs-30s (msr)"
     assert piq.workload_label("tpcc-small.mqsim") == "tpcc-small"
+
+
+def test_vios_fig5_and_6_say_why_their_bars_are_equal() -> None:
+    """The same for VIOS: PIQ, VIOS- and VIOS at 0.9 of NOOP (equal) or at 0.9, 0.88, 0.86."""
+    level = {"piq": 0.9, "vios-": 0.88, "vios": 0.86}
+    for equal in (True, False):
+        runs = [
+            Run(
+                p,
+                fake_summary(
+                    0.9 if equal and p.configuration in level else level.get(p.configuration, 1.0)
+                ),
+            )
+            for p in vios.points(True)
+        ]
+        figures = {f.id: f for f in vios.figures(runs, True)}
+        for key in ("fig5", "fig6"):
+            assert figures[key].note == (vios.EQUAL_BARS if equal else ""), (key, equal)
+            assert figures[key].paper_labels["vios"].startswith("VIOS "), key
 
 
 PAGE = """# Paper

@@ -280,6 +280,16 @@ def with_mean(
     return [*categories, label], {name: [*v, mean(v)] for name, v in series.items()}
 
 
+def all_equal(series: dict[str, list[float | None]], within: float = 0.001) -> bool:
+    """True when a figure's series (two or more) are equal at every category, within `within`
+    of the smallest: bars that look like a bug unless the figure says why (``Figure.note``)."""
+    rows = list(series.values())
+    return len(rows) > 1 and all(
+        None not in column and max(column) - min(column) <= within * min(column)
+        for column in zip(*rows, strict=True)
+    )
+
+
 def at_last(count: int, values: dict[str, float]) -> dict[str, list[float | None]]:
     """Paper series with a value only in the last of `count` categories (the mean's)."""
     return {name: [None] * (count - 1) + [value] for name, value in values.items()}

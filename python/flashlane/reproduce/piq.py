@@ -30,6 +30,7 @@ from flashlane.reproduce._core import (
     Option,
     Point,
     Run,
+    all_equal,
     at_last,
     choose,
     comma_list,
@@ -281,17 +282,12 @@ def figures(runs: list[Run], quick: bool) -> list[Figure]:
             [workload_label(w) for w in workloads], normalized(path, base)
         )
         paper = {s: 1 + c / 100 for s, c in PAPER_MEANS[figure].items() if s in schemes}
-        rows = list(series.values())
-        equal = len(rows) > 1 and all(
-            None not in row and max(row) - min(row) <= EQUAL_WITHIN * min(row)
-            for row in zip(*rows, strict=True)
-        )
         return {
             "categories": categories,
             "series": series,
             "paper_series": at_last(len(categories), paper),
             "paper_labels": {s: PAPER_LABELS[figure][s] for s in paper},
-            "note": EQUAL_BARS if equal else "",
+            "note": EQUAL_BARS if all_equal(series, EQUAL_WITHIN) else "",
         }
 
     def mean_change(scheme: str, path: str, base: str) -> float | None:
