@@ -241,7 +241,7 @@ def piq_runs(equal: bool) -> list[Run]:
 def test_piq_fig8_says_why_its_bars_are_equal_and_names_its_workloads() -> None:
     equal = {f.id: f for f in piq.figures(piq_runs(True), True)}
     for key in ("fig8a", "fig8b"):
-        assert equal[key].note == piq.EQUAL_BARS, key
+        assert equal[key].note == piq.EQUAL_BARS.format(within="within 0.1 %"), key
         assert not any(re.search(r"piq_r\d+_w\d+", c) for c in equal[key].categories), key
         assert equal[key].paper_labels, key
     differ = {f.id: f for f in piq.figures(piq_runs(False), True)}
@@ -266,7 +266,8 @@ def test_vios_fig5_and_6_say_why_their_bars_are_equal() -> None:
         ]
         figures = {f.id: f for f in vios.figures(runs, True)}
         for key in ("fig5", "fig6"):
-            assert figures[key].note == (vios.EQUAL_BARS if equal else ""), (key, equal)
+            expected = vios.EQUAL_BARS.format(within="within 0.1 %") if equal else ""
+            assert figures[key].note == expected, (key, equal)
             assert figures[key].paper_labels["vios"].startswith("VIOS "), key
 
 
@@ -361,3 +362,16 @@ def test_progress_names_every_coordinate_of_a_point() -> None:
         (("hot_chips", 64), ("offered_load", 0.2)),
     )
     assert point_name(point) == "piq map hot64 noop hot_chips=64 offered_load=0.2"
+
+
+def test_the_note_gives_the_largest_difference_between_near_equal_bars() -> None:
+    from flashlane.reproduce._core import spread, within_text
+
+    assert spread({"a": [1.0, 2.0], "b": [1.013, 2.0]}) == pytest.approx(0.013)
+    assert within_text(0.013) == "within 1.3 %"
+    assert within_text(0.0004) == "within 0.1 %"
+    assert spread({"a": [1.0]}) is None
+    assert spread({"a": [1.0, None], "b": [1.0, 1.0]}) is None
+    near = {"rws": [1.0, 1.1], "piq": [1.013, 1.1]}
+    assert "within 1.3 % of each other" in piq._equal_note(near)
+    assert piq._equal_note({"rws": [1.0], "piq": [1.03]}) == ""

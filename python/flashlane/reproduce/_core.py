@@ -280,14 +280,20 @@ def with_mean(
     return [*categories, label], {name: [*v, mean(v)] for name, v in series.items()}
 
 
-def all_equal(series: dict[str, list[float | None]], within: float = 0.001) -> bool:
-    """True when a figure's series (two or more) are equal at every category, within `within`
-    of the smallest: bars that look like a bug unless the figure says why (``Figure.note``)."""
+def spread(series: dict[str, list[float | None]]) -> float | None:
+    """The largest difference between a figure's series (two or more) at any category, as a
+    share of the smallest there; None with fewer series or a missing value. Near-equal bars
+    look like a bug unless the figure says why (``Figure.note``)."""
     rows = list(series.values())
-    return len(rows) > 1 and all(
-        None not in column and max(column) - min(column) <= within * min(column)
-        for column in zip(*rows, strict=True)
-    )
+    columns = list(zip(*rows, strict=True))
+    if len(rows) < 2 or not columns or any(None in c or min(c) <= 0 for c in columns):
+        return None
+    return max((max(c) - min(c)) / min(c) for c in columns)
+
+
+def within_text(share: float) -> str:
+    """A spread as the note says it: "within 0.1 %" below that, else "within 1.3 %"."""
+    return "within 0.1 %" if share < 0.001 else f"within {100 * share:.1f} %"
 
 
 def at_last(count: int, values: dict[str, float]) -> dict[str, list[float | None]]:
