@@ -375,3 +375,28 @@ def test_the_note_gives_the_largest_difference_between_near_equal_bars() -> None
     near = {"rws": [1.0, 1.1], "piq": [1.013, 1.1]}
     assert "within 1.3 % of each other" in piq._equal_note(near)
     assert piq._equal_note({"rws": [1.0], "piq": [1.03]}) == ""
+
+
+def test_every_committed_figure_is_small_and_shown_by_its_page() -> None:
+    """docs/results/figures/ holds each paper's KEY_FIGURES (PNG, < 150 KB), each shown by an
+    image link of docs/results/PAPER.md, and every image link of a results page (and the
+    README's) names a file that is there."""
+    from flashlane.reproduce import PAPERS, paper_module
+
+    repo = Path(__file__).resolve().parents[2]
+    folder = repo / "docs" / "results" / "figures"
+    expected = {f"{paper}-{key}.png" for paper in PAPERS for key in paper_module(paper).KEY_FIGURES}
+    assert {p.name for p in folder.glob("*.png")} == expected
+    for path in folder.glob("*.png"):
+        assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", path.name
+        assert path.stat().st_size < 150_000, path.name
+    for paper in PAPERS:
+        page = repo / "docs" / "results" / f"{paper}.md"
+        links = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", page.read_text())
+        names = {Path(link).name for link in links}
+        assert names >= {n for n in expected if n.startswith(f"{paper}-")}, paper
+        for link in links:
+            assert (page.parent / link).is_file(), (paper, link)
+    readme = repo / "README.md"
+    links = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", readme.read_text())
+    assert links and all((repo / link).is_file() for link in links)
