@@ -19,6 +19,7 @@ from conftest import skip_or_fail
 from flashlane.reproduce import PAPERS, ReproduceError, paper_module, reproduce
 from flashlane.reproduce._core import (
     WALL_CLOCK_KEYS,
+    Claim,
     Figure,
     Point,
     Run,
@@ -67,6 +68,33 @@ def test_outputs_of_every_paper(quick_all: tuple[Path, dict]) -> None:
     for verdicts in result["verdicts"].values():
         for _, verdict in verdicts:
             assert verdict in {"agree", "direction", "disagree", "no data"}
+
+
+@pytest.mark.parametrize(
+    ("low", "high", "ours", "kind", "expected"),
+    [
+        # A paper's -20 %: agree from -10 (half) to -40 (twice); the sign alone is "direction".
+        (-20, -20, -10.0, "value", "agree"),
+        (-20, -20, -40.0, "value", "agree"),
+        (-20, -20, -9.9, "value", "direction"),
+        (-20, -20, -40.1, "value", "direction"),
+        (-20, -20, 3.0, "value", "disagree"),
+        # Zero as printed (one decimal) has no direction.
+        (-20, -20, -0.04, "value", "disagree"),
+        # A range: half its lower and twice its upper bound in magnitude.
+        (10, 30, 5.0, "value", "agree"),
+        (10, 30, 60.0, "value", "agree"),
+        (10, 30, 61.0, "value", "direction"),
+        (10, 30, -5.0, "value", "disagree"),
+        # An upper bound.
+        (0, 5, 5.0, "at_most", "agree"),
+        (0, 5, 5.1, "at_most", "disagree"),
+        (-20, -20, None, "value", "no data"),
+    ],
+)
+def test_the_verdict_rule_on_its_boundaries(low, high, ours, kind, expected) -> None:
+    # The rule as VERDICT_RULE states it, at and just past each of its bounds.
+    assert Claim("claim", low, high, ours, kind=kind).verdict() == expected
 
 
 # Runs in the page before anything else: records errors and, once loaded, every image's

@@ -126,7 +126,8 @@ pub fn run(args: GenArgs) -> Result<(), Error> {
     };
     say(spec.label.clone());
     say(format!(
-        "wrote {written} requests to {} ({}){}",
+        "wrote {} to {} ({}){}",
+        crate::output::count(written, "request"),
         out.display(),
         format.name(),
         match &spec_path {

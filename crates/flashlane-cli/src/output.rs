@@ -19,6 +19,17 @@ use flashlane_core::stats::{
 };
 use flashlane_core::Error;
 
+/// `n` and the noun, singular for one ("1 request", "2 requests"): for the counts of messages;
+/// the statistic lines of a summary keep their plural labels ("1 writes" reads as a column).
+pub fn count(n: impl Into<u64>, noun: &str) -> String {
+    let n = n.into();
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 /// Temporaries that exist now. Held while a temporary is created or renamed, and by the
 /// signal handler until the process ends, so a signal never races a rename.
 static TEMPORARIES: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());

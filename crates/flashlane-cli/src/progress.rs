@@ -187,8 +187,8 @@ impl RunsProgress {
             bar.finish_and_clear();
         } else if self.started.elapsed() >= PLAIN_LINE_INTERVAL {
             crate::output::print_err(&format!(
-                "flashlane: {} runs finished in {:.0} s\n",
-                self.total,
+                "flashlane: {} finished in {:.0} s\n",
+                crate::output::count(self.total, "run"),
                 self.started.elapsed().as_secs_f64()
             ));
         }

@@ -268,14 +268,15 @@ pub fn render_replay(s: &flashlane_real::ReplaySummary) -> String {
     }
     if r.reads_only {
         facts.push(format!(
-            "--reads-only left out {} writes",
-            r.writes_left_out
+            "--reads-only left out {}",
+            crate::output::count(r.writes_left_out, "write")
         ));
     }
     if r.realigned_requests > 0 {
         facts.push(format!(
-            "{} requests widened to the {} B alignment",
-            r.realigned_requests, d.direct_io_alignment_bytes
+            "{} widened to the {} B alignment",
+            crate::output::count(r.realigned_requests, "request"),
+            d.direct_io_alignment_bytes
         ));
     }
     facts.push(format!(

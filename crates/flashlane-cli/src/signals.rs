@@ -1,6 +1,6 @@
-//! SIGINT, SIGTERM and SIGHUP: without a child, remove the output temporaries and exit with
-//! 128 + the signal (130, 143, 129); with a child (`reproduce`), pass the signal on to the
-//! child's process group and let the caller wait for it.
+//! SIGINT, SIGTERM and SIGHUP: without a child, remove the output and precondition snapshot
+//! temporaries and exit with 128 + the signal (130, 143, 129); with a child (`reproduce`),
+//! pass the signal on to the child's process group and let the caller wait for it.
 
 use std::sync::atomic::{AtomicI32, Ordering};
 
@@ -35,8 +35,10 @@ fn handle(signal: i32) {
     if forward(signal) {
         return;
     }
-    // Held until the process is gone: no temporary is created or renamed after this.
+    // Held until the process is gone: no temporary is created or renamed after this (the
+    // outputs' and the precondition snapshots').
     let _held = crate::output::remove_temporaries();
+    let _snapshots = flashlane_core::run::remove_snapshot_temporaries();
     std::process::exit(128 + signal);
 }
 

@@ -350,12 +350,12 @@ fn convert_cmd(args: ConvertArgs) -> Result<(), Error> {
         text.push('\n');
     };
     say(format!(
-        "{} ({}) -> {} ({}): {} records",
+        "{} ({}) -> {} ({}): {}",
         args.input.file.display(),
         report.from,
         args.out.display(),
         report.to,
-        report.records
+        crate::output::count(report.records, "record")
     ));
     let losses = report.losses();
     if losses.is_empty() {

@@ -118,14 +118,42 @@ fn compare_writes_rows_with_full_summaries_and_a_csv() {
     }
     let csv_text = std::fs::read_to_string(&csv).unwrap();
     assert_eq!(csv_text.lines().count(), 4);
-    assert!(
-        csv_text
-            .lines()
-            .nth(1)
-            .unwrap()
-            .contains(",1,1,1,1,1,1,1,1"),
-        "{csv_text}"
-    );
+    // Every row's `X_normalized` is its X over the reference row's (the first) X, and the
+    // rows' own figures are their summaries'.
+    let table: Vec<Vec<&str>> = csv_text.lines().map(|l| l.split(',').collect()).collect();
+    let header = &table[0];
+    let column = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let number = |row: usize, name: &str| table[row][column(name)].parse::<f64>().unwrap();
+    let normalized: Vec<&str> = header
+        .iter()
+        .filter_map(|h| h.strip_suffix("_normalized"))
+        .collect();
+    assert!(normalized.contains(&"read_latency_us"), "{csv_text}");
+    for row in 1..table.len() {
+        for name in &normalized {
+            let (value, reference) = (number(row, name), number(1, name));
+            let expected = if reference == 0.0 {
+                f64::NAN
+            } else {
+                value / reference
+            };
+            let got = number(row, &format!("{name}_normalized"));
+            assert!(
+                (got - expected).abs() <= 1e-12 * expected.abs()
+                    || (got.is_nan() && expected.is_nan()),
+                "row {row} {name}: {got} != {value} / {reference}"
+            );
+        }
+        // The summary's mean is rounded to 4 decimals (docs/summary.md).
+        let mean = rows[row - 1]["summary"]["latency_us"]["read"]["mean"]
+            .as_f64()
+            .unwrap();
+        assert!(
+            (number(row, "read_latency_us") - mean).abs() < 1e-3,
+            "row {row}"
+        );
+    }
+    assert_ne!(number(2, "read_latency_us_normalized"), 1.0, "{csv_text}");
     std::fs::remove_file(json).unwrap();
     std::fs::remove_file(csv).unwrap();
 }
@@ -806,4 +834,33 @@ fn run_writes_the_dispatch_order() {
     sorted.sort_unstable();
     assert_eq!(sorted, (0..300).collect::<Vec<u64>>());
     assert_ne!(seqs, sorted, "deadline sorts by address: not trace order");
+}
+
+/// A count of one in a message is singular ("wrote 1 request", "1 record"), not "1 requests".
+#[test]
+fn a_count_of_one_reads_singular() {
+    let dir = temp("singular");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let generated = dir.join("one.mqsim");
+    let out = flashlane()
+        .args(["gen", "--profile", "src1_0", "--requests", "1", "--out"])
+        .arg(&generated)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(text.contains("wrote 1 request to"), "{text}");
+    let out = flashlane()
+        .args(["trace", "convert"])
+        .arg(&generated)
+        .args(["--format", "mqsim", "--to", "disksim"])
+        .arg(dir.join("one.disksim"))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(text.contains("(disksim): 1 record\n"), "{text}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -577,6 +577,38 @@ fn no_temporary_survives_a_signal() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A signal while a precondition snapshot is written (an aged `sos-4x4` drive: about 0.3 s of
+/// writing, after 2 s of aging) leaves neither its temporary nor a snapshot in the cache.
+#[cfg(unix)]
+#[test]
+fn a_signal_during_a_snapshot_write_leaves_no_temporary() {
+    let dir = scratch("snapshot-signal");
+    let cache = dir.join("cache");
+    std::fs::create_dir_all(&cache).unwrap();
+    let mut child = flashlane()
+        .args(["run", "--preset", "sos-4x4", "--trace"])
+        .arg(trace("tpcc-small.mqsim"))
+        .args(["--fold-addresses", "--max-requests", "100"])
+        .args(["--set", "precondition.fill_fraction=0.9"])
+        .args(["--set", "precondition.age=true", "--precondition-cache"])
+        .arg(&cache)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for_temporary(&cache, &mut child);
+    send(&child, libc::SIGHUP);
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(129));
+    let left: Vec<String> = std::fs::read_dir(&cache)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.ends_with(".lock"))
+        .collect();
+    assert_eq!(left, Vec::<String>::new());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// The read end of `fifo`, open before any writer (non-blocking, so opening does not wait):
 /// a command that writes into the FIFO never blocks on its open, and one that replaced it
 /// instead leaves nothing to read rather than a hung test. Outputs written through it must

@@ -451,6 +451,24 @@ fn refusals_leave_the_target_untouched() {
         "{err}"
     );
     assert!(!missing.exists());
+    // A file that exists (size 0, as /proc's say) is not called a file to create.
+    if Path::new("/proc/version").is_file() {
+        let err = refused(&[
+            "replay".as_ref(),
+            "--preset".as_ref(),
+            "mqsim-ssd".as_ref(),
+            "--trace".as_ref(),
+            trace.as_os_str(),
+            "--target".as_ref(),
+            "/proc/version".as_ref(),
+        ]);
+        // No free space on /proc: refused there, else when opened to be filled.
+        assert!(
+            err.contains("into this empty file")
+                || err.contains("is empty and cannot be opened to be filled"),
+            "{err}"
+        );
+    }
 }
 
 /// The block device holding the temporary directory's filesystem, if this system shows one

@@ -276,6 +276,18 @@ fn refusal(trace: &Path, cache: &Path, file: &Path, what: &str) {
     assert!(text.contains("delete the file"), "{text}");
 }
 
+/// The run's error for something other than a regular file at the snapshot's place.
+fn not_a_file(trace: &Path, cache: &Path, file: &Path, what: &str) {
+    let error = flashlane_core::run(&cached(drive(&[]), trace, cache)).unwrap_err();
+    let text = error.to_string();
+    assert!(text.contains(&file.display().to_string()), "{text}");
+    assert!(
+        text.contains(&format!("{what} where the snapshot file belongs")),
+        "{text}"
+    );
+    assert!(!text.contains("delete the file"), "{text}");
+}
+
 #[test]
 fn damaged_truncated_and_foreign_snapshots_are_refused_by_name() {
     let dir = ScratchDir::new("snapshot-damage");
@@ -317,6 +329,21 @@ fn damaged_truncated_and_foreign_snapshots_are_refused_by_name() {
     .unwrap();
     std::fs::copy(other.precondition.snapshot.unwrap().file, &file).unwrap();
     refusal(&trace, &cache, &file, "other inputs");
+
+    // Not a regular file where the snapshot belongs: refused at once (a FIFO would otherwise
+    // block the run until a writer came), and not called a file to delete.
+    std::fs::remove_file(&file).unwrap();
+    std::fs::create_dir(&file).unwrap();
+    not_a_file(&trace, &cache, &file, "a directory");
+    std::fs::remove_dir(&file).unwrap();
+    #[cfg(unix)]
+    {
+        let c = std::ffi::CString::new(file.to_str().unwrap()).unwrap();
+        // SAFETY: mkfifo(3) on a NUL-terminated path we own.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0, "mkfifo");
+        not_a_file(&trace, &cache, &file, "a FIFO");
+        std::fs::remove_file(&file).unwrap();
+    }
 
     // A cache path that is a file.
     let error = flashlane_core::run(&cached(drive(&[]), &trace, &trace)).unwrap_err();

@@ -374,8 +374,14 @@ pub(crate) fn check_free_space(path: &Path, bytes: u64) -> Result<(), Error> {
     let free = st.f_bavail as u64 * st.f_frsize as u64;
     // Keep a margin: the run's own writes and the filesystem's metadata need room too.
     if bytes.saturating_add(bytes / 10) > free {
+        // The target may be an empty file that exists (a size-0 file of /proc among them).
+        let into = if path.exists() {
+            "into this empty file"
+        } else {
+            "into a new file there"
+        };
         return Err(Error::Target(format!(
-            "{}: flashlane would first write {bytes} bytes into a new file there, and {} has \
+            "{}: flashlane would first write {bytes} bytes {into}, and {} has \
              {free} bytes free (a replay: --remap-addresses packs the trace's footprint, \
              --max-requests shortens it; a probe: --size-bytes)",
             path.display(),

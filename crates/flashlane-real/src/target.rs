@@ -187,9 +187,16 @@ impl Target {
                 if !existing_empty {
                     options.create_new(true);
                 }
+                // An existing empty file is opened to be filled, not created (a size-0 file
+                // of /proc or /sys lands here too, and refuses direct I/O).
+                let doing = if existing_empty {
+                    "is empty and cannot be opened to be filled"
+                } else {
+                    "cannot be created"
+                };
                 let file = options
                     .open(path)
-                    .map_err(|e| refuse(path, format!("cannot create: {e}")))?;
+                    .map_err(|e| refuse(path, format!("{doing}: {e}")))?;
                 if !existing_empty && !o.keep {
                     created(path);
                 }

@@ -3,9 +3,15 @@
 //! Ties in time break by insertion order (FIFO), so a run is a pure function of its inputs.
 //! Events are small `Copy` values; the heap's storage is reused, so the hot loop does not
 //! allocate once the heap has grown to its working size.
+//!
+//! The heap is our own binary min-heap rather than std's `BinaryHeap`: its keys are unique
+//! (the sequence breaks every tie), so any correct heap pops the same order, and a pop the
+//! compiler always inlines into the event loop keeps the loop's cost from moving with
+//! unrelated changes (std's `pop` stopped being inlined twice, each time +2 % instructions:
+//! docs/performance.md).
 
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
+/// Children of a heap node.
+const ARITY: usize = 2;
 
 /// A scheduled event: `payload` happens at the time in the high 64 bits of `key`; the low 64
 /// bits are the insertion sequence, so one integer comparison orders by (time, sequence).
@@ -21,28 +27,11 @@ impl<E> Entry<E> {
     }
 }
 
-impl<E> PartialEq for Entry<E> {
-    fn eq(&self, other: &Self) -> bool {
-        self.key == other.key
-    }
-}
-impl<E> Eq for Entry<E> {}
-impl<E> PartialOrd for Entry<E> {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl<E> Ord for Entry<E> {
-    // Reversed: BinaryHeap is a max-heap and we want the earliest (time, seq) first.
-    fn cmp(&self, other: &Self) -> Ordering {
-        other.key.cmp(&self.key)
-    }
-}
-
 /// Event queue ordered by (time, insertion sequence).
 #[derive(Debug)]
 pub struct EventQueue<E> {
-    heap: BinaryHeap<Entry<E>>,
+    /// A binary min-heap on `key`: the children of slot i are 2i+1 and 2i+2.
+    heap: Vec<Entry<E>>,
     next_seq: u64,
     now_ns: u64,
     processed: u64,
@@ -57,7 +46,7 @@ impl<E: Copy> Default for EventQueue<E> {
 impl<E: Copy> EventQueue<E> {
     pub fn new() -> Self {
         EventQueue {
-            heap: BinaryHeap::with_capacity(1024),
+            heap: Vec::with_capacity(1024),
             next_seq: 0,
             now_ns: 0,
             processed: 0,
@@ -83,24 +72,74 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Schedule `payload` at `time_ns`, which must not be in the past.
+    #[inline(always)]
     pub fn schedule(&mut self, time_ns: u64, payload: E) {
         debug_assert!(time_ns >= self.now_ns, "event scheduled in the past");
         let seq = self.next_seq;
         self.next_seq += 1;
         let time_ns = time_ns.max(self.now_ns);
-        self.heap.push(Entry {
+        let entry = Entry {
             key: ((time_ns as u128) << 64) | seq as u128,
             payload,
-        });
+        };
+        // Sift up: move parents down into the hole until the entry's place is found.
+        let mut hole = self.heap.len();
+        self.heap.push(entry);
+        while hole > 0 {
+            let parent = (hole - 1) / ARITY;
+            if self.heap[parent].key <= entry.key {
+                break;
+            }
+            self.heap[hole] = self.heap[parent];
+            hole = parent;
+        }
+        self.heap[hole] = entry;
     }
 
     /// Pop the earliest event and advance time to it.
-    #[inline]
+    #[inline(always)]
     pub fn pop(&mut self) -> Option<(u64, E)> {
-        let entry = self.heap.pop()?;
-        self.now_ns = entry.time_ns();
+        let last = self.heap.pop()?;
+        let top = match self.heap.first() {
+            None => last,
+            Some(&top) => {
+                self.sift_down_from_root(last);
+                top
+            }
+        };
+        self.now_ns = top.time_ns();
         self.processed += 1;
-        Some((self.now_ns, entry.payload))
+        Some((self.now_ns, top.payload))
+    }
+
+    /// Put `entry` (the former last slot) in the root's place, bottom-up (as std's heap
+    /// does): walk the hole down along the earlier child to a leaf, one comparison a level,
+    /// then sift `entry` up from there, which is rarely more than a level or two.
+    #[inline(always)]
+    fn sift_down_from_root(&mut self, entry: Entry<E>) {
+        let heap = &mut self.heap[..];
+        let len = heap.len();
+        let mut hole = 0;
+        let mut child = 1;
+        while child + 1 < len {
+            child += usize::from(heap[child + 1].key < heap[child].key);
+            heap[hole] = heap[child];
+            hole = child;
+            child = ARITY * hole + 1;
+        }
+        if child + 1 == len {
+            heap[hole] = heap[child];
+            hole = child;
+        }
+        while hole > 0 {
+            let parent = (hole - 1) / ARITY;
+            if heap[parent].key <= entry.key {
+                break;
+            }
+            heap[hole] = heap[parent];
+            hole = parent;
+        }
+        heap[hole] = entry;
     }
 
     /// Advance time to `time_ns` for an event handled outside the queue (counted as processed).
@@ -112,8 +151,9 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Time of the earliest pending event.
+    #[inline]
     pub fn peek_time_ns(&self) -> Option<u64> {
-        self.heap.peek().map(|e| e.time_ns())
+        self.heap.first().map(|e| e.time_ns())
     }
 }
 

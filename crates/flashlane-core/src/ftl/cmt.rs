@@ -174,8 +174,10 @@ pub struct MappingCache {
     write_backs: Vec<u32>,
     /// Whether each translation page exists on flash.
     on_flash: Vec<bool>,
-    /// Translation pages being read: the first and last data operation waiting for each.
-    reading: IntMap<u32, (u32, u32)>,
+    /// Per translation page, while it is being read: the first and last data operation
+    /// waiting for it (`NONE` for none yet); `None` when it is not being read. Dense, as
+    /// `on_flash` is: a look-up on every access, cheaper than hashing.
+    reading: Vec<Option<(u32, u32)>>,
     /// Translation pages being programmed: how many programs are in flight.
     departing: IntMap<u32, u32>,
     waiters: Vec<Waiter>,
@@ -225,7 +227,7 @@ impl MappingCache {
             least_recent: NONE,
             write_backs: vec![0; tpages],
             on_flash,
-            reading: IntMap::default(),
+            reading: vec![None; tpages],
             departing: IntMap::default(),
             waiters: Vec::new(),
             free_waiters: Vec::new(),
@@ -290,12 +292,12 @@ impl MappingCache {
             None => {
                 self.counters.misses += 1;
                 let slot = self.insert(lpn, ops);
-                if !self.reading.contains_key(&tpage)
+                if self.reading[tpage as usize].is_none()
                     && self.on_flash[tpage as usize]
                     && !self.departing.contains_key(&tpage)
                 {
                     self.counters.mapping_reads += 1;
-                    self.reading.insert(tpage, (NONE, NONE));
+                    self.reading[tpage as usize] = Some((NONE, NONE));
                     ops.push(MappingOp::Read { tpage });
                 }
                 slot
@@ -305,7 +307,7 @@ impl MappingCache {
             self.slots[slot as usize].dirty_mark = self.write_backs[tpage as usize] + 1;
         }
         // A hit on an entry whose page is still arriving waits for it too.
-        match self.reading.get_mut(&tpage) {
+        match &mut self.reading[tpage as usize] {
             Some(queue) => {
                 let waiter = Waiter { txn, next: NONE };
                 let id = match self.free_waiters.pop() {
@@ -333,7 +335,7 @@ impl MappingCache {
     /// The read of `tpage` finished: the data operations that waited for it go to `released`
     /// (in the order they arrived).
     pub fn read_done(&mut self, tpage: u32, released: &mut Vec<Transaction>) {
-        let Some((mut id, _)) = self.reading.remove(&tpage) else {
+        let Some((mut id, _)) = self.reading[tpage as usize].take() else {
             return; // a write-back merge read nobody waited for
         };
         while id != NONE {
@@ -403,7 +405,7 @@ impl MappingCache {
 
     fn write_back(&mut self, victim_lpn: u64, ops: &mut Vec<MappingOp>) {
         let tpage = (victim_lpn / self.entries_per_tpage) as u32;
-        if self.on_flash[tpage as usize] && !self.reading.contains_key(&tpage) {
+        if self.on_flash[tpage as usize] && self.reading[tpage as usize].is_none() {
             self.counters.mapping_reads += 1;
             ops.push(MappingOp::Read { tpage });
         }

@@ -26,7 +26,9 @@ pub use drive::{DriveInputs, VariationInputs};
 pub use input::{AddressPolicy, Arrival, Inputs, Replay, SourceReport, TraceInput};
 pub use memory::{check_parallel_memory, upfront_memory, MemoryEstimate, MAX_UPFRONT_BYTES};
 pub use pacing::Pacing;
-pub use precondition_cache::FORMAT_VERSION as SNAPSHOT_FORMAT_VERSION;
+pub use precondition_cache::{
+    remove_snapshot_temporaries, FORMAT_VERSION as SNAPSHOT_FORMAT_VERSION,
+};
 
 /// Everything one run needs.
 #[derive(Debug, Clone)]

@@ -18,12 +18,16 @@
 //!   its snapshot rather than precondition it again.
 //!
 //! A damaged, truncated or foreign snapshot is an error naming the file and what is wrong
-//! (delete it to precondition afresh): never a panic, never a drive loaded wrong.
+//! (delete it to precondition afresh): never a panic, never a drive loaded wrong. Anything but
+//! a regular file at a snapshot's name (a directory, a FIFO that would block) is refused
+//! unread. A temporary being written is removed by the CLI's signal handler
+//! ([`remove_snapshot_temporaries`]).
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufReader, BufWriter, Read, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard};
 use std::time::Instant;
 
 use super::drive::DriveInputs;
@@ -140,6 +144,48 @@ fn refused(path: &Path, why: impl std::fmt::Display) -> Error {
     ))
 }
 
+/// The refusal of something other than a regular file where a snapshot belongs (a directory,
+/// a FIFO that would block the run forever, a device): it is not ours to delete.
+fn not_a_file(path: &Path, kind: &std::fs::FileType) -> Error {
+    #[cfg(unix)]
+    let what = {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_dir() {
+            "a directory"
+        } else if kind.is_fifo() {
+            "a FIFO"
+        } else if kind.is_socket() {
+            "a socket"
+        } else {
+            "a device"
+        }
+    };
+    #[cfg(not(unix))]
+    let what = if kind.is_dir() {
+        "a directory"
+    } else {
+        "not a regular file"
+    };
+    Error::Config(format!(
+        "precondition snapshot {}: {what} where the snapshot file belongs; move it away or \
+         name another precondition cache directory",
+        path.display()
+    ))
+}
+
+/// Open `path` for reading without waiting on it: a FIFO opened this way does not block
+/// until a writer comes, so it can be refused.
+fn open_nonblocking(path: &Path) -> io::Result<File> {
+    let mut options = OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    options.open(path)
+}
+
 /// What a read error inside the compressed stream means.
 fn damage(error: io::Error) -> String {
     match error.kind() {
@@ -151,11 +197,19 @@ fn damage(error: io::Error) -> String {
 /// Load the snapshot at `path` into `ftl`; `None` when there is no such file.
 fn load(path: &Path, key: &Key, ftl: &mut Ftl) -> Result<Option<PreconditionReport>, Error> {
     let started = Instant::now();
-    let mut file = match File::open(path) {
+    let mut file = match open_nonblocking(path) {
         Ok(file) => file,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(refused(path, format!("cannot be read ({e})"))),
     };
+    // The type of what was opened, not of what the name pointed at a moment before.
+    let kind = file
+        .metadata()
+        .map_err(|e| refused(path, format!("cannot be read ({e})")))?
+        .file_type();
+    if !kind.is_file() {
+        return Err(not_a_file(path, &kind));
+    }
     let mut head = [0u8; 20];
     file.read_exact(&mut head).map_err(|e| match e.kind() {
         io::ErrorKind::UnexpectedEof => refused(path, "not a flashlane drive snapshot (too short)"),
@@ -264,6 +318,25 @@ fn read_state<R: Read>(d: &mut Decoder<R>, ftl: &mut Ftl) -> io::Result<()> {
     }
 }
 
+/// Snapshot temporaries being written now. Held while one is created or renamed, and by
+/// [`remove_snapshot_temporaries`], so that a signal leaves none behind.
+static TEMPORARIES: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+fn temporaries() -> MutexGuard<'static, Vec<PathBuf>> {
+    // A panic while the list was held leaves it usable: it is a list of paths.
+    TEMPORARIES.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Remove every snapshot temporary being written (for a signal handler about to end the
+/// process, as the CLI's is); the returned guard keeps new ones from being created while held.
+pub fn remove_snapshot_temporaries() -> MutexGuard<'static, Vec<PathBuf>> {
+    let mut list = temporaries();
+    for path in list.drain(..) {
+        let _ = std::fs::remove_file(path);
+    }
+    list
+}
+
 /// Write the snapshot: a temporary file in `dir`, renamed to `path` once complete and synced.
 fn write(
     dir: &Path,
@@ -279,9 +352,27 @@ fn write(
         std::process::id(),
         NEXT.fetch_add(1, Ordering::Relaxed)
     ));
-    let written =
-        write_file(&temporary, key, report, ftl).and_then(|()| std::fs::rename(&temporary, path));
+    let created = {
+        let mut list = temporaries();
+        let file = File::create(&temporary);
+        if file.is_ok() {
+            list.push(temporary.clone());
+        }
+        file
+    };
+    let written = created
+        .and_then(|file| write_file(file, key, report, ftl))
+        .and_then(|()| {
+            let mut list = temporaries();
+            let renamed = std::fs::rename(&temporary, path);
+            if renamed.is_ok() {
+                list.retain(|p| p != &temporary);
+            }
+            renamed
+        });
     written.map_err(|e| {
+        let mut list = temporaries();
+        list.retain(|p| p != &temporary);
         let _ = std::fs::remove_file(&temporary);
         Error::Output {
             path: path.display().to_string(),
@@ -290,8 +381,7 @@ fn write(
     })
 }
 
-fn write_file(path: &Path, key: &Key, report: &PreconditionReport, ftl: &Ftl) -> io::Result<()> {
-    let mut file = File::create(path)?;
+fn write_file(mut file: File, key: &Key, report: &PreconditionReport, ftl: &Ftl) -> io::Result<()> {
     file.write_all(MAGIC)?;
     file.write_all(&FORMAT_VERSION.to_le_bytes())?;
     let mut stream = zstd::Encoder::new(file, ZSTD_LEVEL)?;
