@@ -157,6 +157,17 @@ def test_results_draw_the_key_figures_the_page_shows(
     assert drawn_ids == list(module.KEY_FIGURES)
     for name in names:
         assert (out / "figures" / f"{name}.png").read_bytes() == f"PNG {name}".encode()
+    if paper == "venice":
+        # --requests sets the results set's run length only: the figures stay.
+        again = reproduce(
+            paper,
+            tmp_path / "requests",
+            quick=True,
+            results=True,
+            traces=TRACES,
+            options={"requests": 50},
+        )
+        assert again["figures"] == names
     options = {"piq": {"platforms": ["ssdsim"]}, "vios": {"no_map": True}}.get(paper)
     if options:
         narrowed = tmp_path / f"{paper}-narrowed"

@@ -140,7 +140,7 @@ def reproduce(
     names = list(PAPERS) if paper == "all" else [paper]
     modules = [paper_module(name) for name in names]
     options = _check_options(paper, modules, results, options)
-    if not results or not options:
+    if not results or any(_draws_key_figures(m, options) for m in modules):
         try:
             import matplotlib  # noqa: F401
         except ImportError:
@@ -149,19 +149,19 @@ def reproduce(
             ) from None
     trace_dir = find_traces(traces)
     # The sets are built (and their options checked) before anything is written. A results
-    # set without options also runs the report set's points its key figures need (those it
-    # lacks: points with the same arguments share a run).
+    # set that options do not narrow also runs the report set's points its key figures need
+    # (those it lacks: points with the same arguments share a run).
     points = [
         p
         for module in modules
         for p in (module.results_points(quick, options) if results else module.points(quick))
     ]
-    if results and not options:
+    if results:
         known = {p.key() for p in points}
         points += [
             p
             for module in modules
-            if getattr(module, "KEY_FIGURES", ())
+            if _draws_key_figures(module, options)
             for p in module.points(quick)
             if p.key() not in known
         ]
@@ -235,6 +235,15 @@ def _check_options(
     return given
 
 
+def _draws_key_figures(module: ModuleType, options: Mapping[str, Any]) -> bool:
+    """Whether a results set draws its paper's key figures: it has some, and no option given
+    narrows the set (an option in the module's KEY_FIGURES_KEEP, such as Venice's
+    ``--requests``, changes only the results set's run length; the figures come from the
+    report set's runs either way)."""
+    keep = set(getattr(module, "KEY_FIGURES_KEEP", ()))
+    return bool(getattr(module, "KEY_FIGURES", ())) and set(options) <= keep
+
+
 def _key_figures(
     out: Path,
     module: ModuleType,
@@ -246,11 +255,11 @@ def _key_figures(
     """A results set's key figures (the module's KEY_FIGURES: its headline figure and effect
     maps), drawn from the report set's runs it holds into ``out/figures/PAPER-ID.png``, the
     files docs/results/PAPER.md shows (docs/results/figures/), and the Markdown that shows
-    them (a "Key figures" section, appended to ``out/PAPER.md``; its image links are relative,
-    so they work beside the page in docs/results/ as in `out`). Nothing when options narrowed
-    the set."""
+    them (a "Key figures" section for ``out/PAPER.md``; its image links are relative, so they
+    work beside the page in docs/results/ as in `out`). Nothing when options narrowed the set
+    (:func:`_draws_key_figures`)."""
     wanted = getattr(module, "KEY_FIGURES", ())
-    if not wanted or options:
+    if not _draws_key_figures(module, options):
         return [], []
     from flashlane.reproduce._report import draw
 
