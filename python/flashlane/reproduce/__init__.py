@@ -23,6 +23,7 @@ import csv
 import importlib
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -40,6 +41,7 @@ from flashlane.reproduce._core import (
     distinct_runs,
     find_traces,
     plain_progress,
+    point_name,
     run_points,
     runs_csv,
 )
@@ -83,7 +85,7 @@ def _progress(total: int):
         bar = tqdm(total=total, unit="run", file=sys.stderr)
 
         def update(done: int, _total: int, point: Point) -> None:
-            bar.set_description(f"{point.paper} {point.figure}")
+            bar.set_description(point_name(point))
             bar.update(1)
 
         return update, bar.close
@@ -138,7 +140,7 @@ def reproduce(
     names = list(PAPERS) if paper == "all" else [paper]
     modules = [paper_module(name) for name in names]
     options = _check_options(paper, modules, results, options)
-    if not results:
+    if not results or any(_draws_key_figures(m, options) for m in modules):
         try:
             import matplotlib  # noqa: F401
         except ImportError:
@@ -146,12 +148,23 @@ def reproduce(
                 'the figures need matplotlib: pip install "flashlane[reproduce]"'
             ) from None
     trace_dir = find_traces(traces)
-    # The sets are built (and their options checked) before anything is written.
+    # The sets are built (and their options checked) before anything is written. A results
+    # set that options do not narrow also runs the report set's points its key figures need
+    # (those it lacks: points with the same arguments share a run).
     points = [
         p
         for module in modules
         for p in (module.results_points(quick, options) if results else module.points(quick))
     ]
+    if results:
+        known = {p.key() for p in points}
+        points += [
+            p
+            for module in modules
+            if _draws_key_figures(module, options)
+            for p in module.points(quick)
+            if p.key() not in known
+        ]
     if render_only and not Path(out).is_dir():
         raise ReproduceError(f"--render-only: {out} is not the output folder of an earlier run")
     out_dir, created = _prepare_out(Path(out))
@@ -220,6 +233,88 @@ def _check_options(
         names = ", ".join(o.name for o in known) or "none"
         raise ReproduceError(f"{paper}: unknown option {unknown[0]!r} (known: {names})")
     return given
+
+
+def _draws_key_figures(module: ModuleType, options: Mapping[str, Any]) -> bool:
+    """Whether a results set draws its paper's key figures: it has some, and no option given
+    narrows the set (an option in the module's KEY_FIGURES_KEEP, such as Venice's
+    ``--requests``, changes only the results set's run length; the figures come from the
+    report set's runs either way)."""
+    keep = set(getattr(module, "KEY_FIGURES_KEEP", ()))
+    return bool(getattr(module, "KEY_FIGURES", ())) and set(options) <= keep
+
+
+def _key_figures(
+    out: Path,
+    module: ModuleType,
+    runs: list[Run],
+    quick: bool,
+    options: Mapping[str, Any],
+    command: str,
+) -> tuple[list[str], list[str]]:
+    """A results set's key figures (the module's KEY_FIGURES: its headline figure and effect
+    maps), drawn from the report set's runs it holds into ``out/figures/PAPER-ID.png``, the
+    files docs/results/PAPER.md shows (docs/results/figures/), and the Markdown that shows
+    them (a "Key figures" section for ``out/PAPER.md``; its image links are relative, so they
+    work beside the page in docs/results/ as in `out`). Nothing when options narrowed the set
+    (:func:`_draws_key_figures`)."""
+    wanted = getattr(module, "KEY_FIGURES", ())
+    if not _draws_key_figures(module, options):
+        return [], []
+    from flashlane.reproduce._report import draw
+
+    keys = {p.key() for p in module.points(quick)}
+    figures = annotate(module.figures([r for r in runs if r.point.key() in keys], quick))
+    missing = sorted(set(wanted) - {f.id for f in figures})
+    if missing:
+        raise ReproduceError(
+            f"{module.PAPER}: KEY_FIGURES names figures it does not draw: {missing}"
+        )
+    folder = out / "figures"
+    folder.mkdir(exist_ok=True)
+    drawn = []
+    lines = [
+        "## Key figures",
+        "",
+        f"Drawn by `{command}` from the runs of `flashlane reproduce {module.PAPER}"
+        f"{' --quick' if quick else ''}` (its report set, which the call adds), as its "
+        "report draws them: our series in colour, the paper's values as labelled black "
+        "diamonds and dotted lines, and, on an effect map, a hollow marker where the baseline "
+        "falls behind its arrivals (an open-loop overload, not a steady state). Each caption, in "
+        "the image, names the preset, the workloads and the run length."
+        + (
+            " These are the reduced set's (`--quick`: fewer requests, coarser map grids): "
+            "where a table beside them comes from the full set, their numbers differ in detail."
+            if quick
+            else ""
+        ),
+        "",
+    ]
+    for figure in sorted(
+        (f for f in figures if f.id in wanted), key=lambda f: list(wanted).index(f.id)
+    ):
+        png, _ = draw(figure)
+        name = f"{figure.paper}-{figure.id}"
+        (folder / f"{name}.png").write_bytes(png)
+        drawn.append(name)
+        lines += [
+            f"**{figure.title}** (`{name}`)",
+            "",
+            f"![{figure.title}](figures/{name}.png)",
+            "",
+        ]
+    return drawn, lines
+
+
+def _with_section(text: str, section: list[str]) -> str:
+    """`text` (a results page) with `section` (its key figures) before its first second-level
+    section, where a reader opening the page sees them; at the end if it has none."""
+    if not section:
+        return text
+    found = re.search(r"^## ", text, re.MULTILINE)
+    at = found.start() if found else len(text)
+    head = text[:at] if at == 0 or text[:at].endswith("\n\n") else text[:at].rstrip("\n") + "\n\n"
+    return head + "\n".join(section) + "\n" + ("\n" + text[at:] if found else "")
 
 
 def stored_summaries(out: Path, paper: str, points: list[Point]) -> dict[int, dict[str, Any]]:
@@ -319,21 +414,30 @@ def _reproduce(
     for name in names:
         paper_runs = [r for r in runs if r.point.paper == name]
         (out / "runs" / f"{name}.csv").write_text(runs_csv(paper_runs))
-    if results:
-        tables = []
-        for name, module in zip(names, modules, strict=True):
-            paper_runs = [r for r in runs if r.point.paper == name]
-            path = out / f"{name}.md"
-            path.write_text(module.results_markdown(paper_runs, quick, options, command))
-            tables.append(str(path))
-        return {**counts, "figures": [], "verdicts": {}, "points": {}, "tables": tables}
-
     from flashlane.reproduce._report import (
         claims_markdown,
         draw,
         render_html,
         write_figure_files,
     )
+
+    if results:
+        tables = []
+        drawn = []
+        for name, module in zip(names, modules, strict=True):
+            paper_runs = [r for r in runs if r.point.paper == name]
+            # The tables read the results set's runs only (not the report set's the key
+            # figures added), the figures the report set's.
+            keys = {p.key() for p in module.results_points(quick, options)}
+            text = module.results_markdown(
+                [r for r in paper_runs if r.point.key() in keys], quick, options, command
+            )
+            key_figures, lines = _key_figures(out, module, paper_runs, quick, options, command)
+            path = out / f"{name}.md"
+            path.write_text(_with_section(text, lines))
+            tables.append(str(path))
+            drawn += key_figures
+        return {**counts, "figures": drawn, "verdicts": {}, "points": {}, "tables": tables}
 
     figures = []
     for name, module in zip(names, modules, strict=True):

@@ -198,7 +198,14 @@ class Figure:
 
     ``dashed``: series of a line figure drawn dashed, each in the colour of the series it
     names (e.g. the same condition against a second baseline). ``where``: an effect map's
-    sentences for claims of other figures of its paper, by claim text (:func:`annotate`)."""
+    sentences for claims of other figures of its paper, by claim text (:func:`annotate`).
+
+    ``overloaded``: per series of a line figure, which points are an open-loop overload (the
+    baseline falls behind its arrivals, ``_maps.fell_behind``): drawn as hollow markers, with
+    their own legend entry. ``note``: a sentence drawn inside the axes, for
+    what the figure shows that would otherwise look wrong (e.g. bars that are exactly equal).
+    ``paper_labels``: the legend text of each paper series (default "paper: NAME"); every paper
+    value drawn is also labelled with its number beside its marker."""
 
     paper: str
     id: str
@@ -219,6 +226,9 @@ class Figure:
     gaps: str | None = None
     dashed: dict[str, str] = field(default_factory=dict)
     where: dict[str, str] = field(default_factory=dict)
+    overloaded: dict[str, list[bool]] = field(default_factory=dict)
+    note: str = ""
+    paper_labels: dict[str, str] = field(default_factory=dict)
 
     def draws_paper(self) -> bool:
         """True when the figure draws at least one of the paper's numbers."""
@@ -268,6 +278,22 @@ def with_mean(
     """`categories` and `series` with one more category, `label`: each series' mean over the
     others (the paper's "on average" over workloads, beside which its numbers are drawn)."""
     return [*categories, label], {name: [*v, mean(v)] for name, v in series.items()}
+
+
+def spread(series: dict[str, list[float | None]]) -> float | None:
+    """The largest difference between a figure's series (two or more) at any category, as a
+    share of the smallest there; None with fewer series or a missing value. Near-equal bars
+    look like a bug unless the figure says why (``Figure.note``)."""
+    rows = list(series.values())
+    columns = list(zip(*rows, strict=True))
+    if len(rows) < 2 or not columns or any(None in c or min(c) <= 0 for c in columns):
+        return None
+    return max((max(c) - min(c)) / min(c) for c in columns)
+
+
+def within_text(share: float) -> str:
+    """A spread as the note says it: "within 0.1 %" below that, else "within 1.3 %"."""
+    return "within 0.1 %" if share < 0.001 else f"within {100 * share:.1f} %"
 
 
 def at_last(count: int, values: dict[str, float]) -> dict[str, list[float | None]]:
@@ -562,9 +588,14 @@ def runs_csv(runs: Sequence[Run]) -> str:
     return out.getvalue()
 
 
-def plain_progress(done: int, total: int, point: Point) -> None:
-    print(
-        f"[{done}/{total}] {point.paper} {point.figure} {point.workload} {point.configuration}",
-        file=sys.stderr,
-        flush=True,
+def point_name(point: Point) -> str:
+    """Every coordinate of a point: paper, figure, workload, configuration and its tags
+    (``piq map hot64 noop hot_chips=64 offered_load=0.2``), as the progress shows it."""
+    tags = " ".join(f"{k}={v}" for k, v in point.tags)
+    return " ".join(
+        p for p in (point.paper, point.figure, point.workload, point.configuration, tags) if p
     )
+
+
+def plain_progress(done: int, total: int, point: Point) -> None:
+    print(f"[{done}/{total}] {point_name(point)}", file=sys.stderr, flush=True)

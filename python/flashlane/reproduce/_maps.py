@@ -146,6 +146,31 @@ def series_against(
     return lines, dashed
 
 
+def upper_first(text: str) -> str:
+    """`text` with its first letter in upper case and the rest as it is ("no GC" -> "No GC",
+    where str.capitalize gives "No gc")."""
+    return text[:1].upper() + text[1:]
+
+
+def behind_series(grid: Grid, found: Cells) -> dict[str, list[bool]]:
+    """Per line of :func:`series`, which of its points have a baseline that fell behind its
+    arrivals (drawn hollow, ``Figure.overloaded``)."""
+    return {
+        grid.line_name(line): [(line, x) in found.behind for x in grid.xs] for line in grid.lines
+    }
+
+
+def behind_against(
+    grid: Grid, found: dict[str, Cells], names: dict[str, str]
+) -> dict[str, list[bool]]:
+    """:func:`behind_series` for the lines of :func:`series_against`, by their labels."""
+    return {
+        f"{name} vs {names[base]}": flags
+        for base, cells in found.items()
+        for name, flags in behind_series(grid, cells).items()
+    }
+
+
 def _spans(xs: Sequence[Any], chosen: set[Any]) -> str:
     """The chosen x values as runs of neighbours on the grid: "0.1-0.4, 0.8"."""
     parts: list[str] = []

@@ -7,7 +7,7 @@ import html
 import io
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from flashlane.reproduce._core import VERDICT_RULE, Figure
@@ -28,8 +28,14 @@ def _pyplot():
 
 
 #: Inches of figure: width, and height without the caption (which adds its own lines).
-_SIZE = (8.0, 4.4)
+_SIZE = (9.5, 4.6)
+#: Type sizes (pt): the caption is never smaller than the tick labels (issue 31).
+_TICK_PT = 8
+_CAPTION_PT = 8
 _CAPTION_WIDTH = 150
+#: An open-loop overload point of a line (the baseline falls behind its arrivals): hollow.
+_OVERLOAD_MARK = {"markerfacecolor": "white", "markersize": 7, "markeredgewidth": 1.6}
+OVERLOAD_LABEL = "hollow marker: overload (the baseline falls behind its arrivals)"
 #: The smallest change (as a ratio) a figure of ratios to a baseline shows either side of it.
 _MIN_CHANGE = 0.02
 #: The paper's values: black diamonds, white-edged so they show on a bar of any colour.
@@ -56,8 +62,12 @@ def render(figure: Figure):
     plt = _pyplot()
     caption = _wrap(figure.full_caption(), _CAPTION_WIDTH)
     lines = caption.count("\n") + 1
-    # The caption's lines (6 pt type) below the layout's box.
-    foot = (lines * 8.0 + 8.0) / 72.0
+    note = _wrap(figure.note, _CAPTION_WIDTH - 4) if figure.note else ""
+    note_lines = note.count("\n") + 1 if note else 0
+    # The caption's lines (_CAPTION_PT type, 1.25 line spacing) and the note's, in its box,
+    # below the layout's box.
+    line_in = _CAPTION_PT * 1.25 / 72.0
+    foot = (lines + note_lines) * line_in + (22.0 if note else 10.0) / 72.0
     height = _SIZE[1] + foot
     fig = plt.figure(figsize=(_SIZE[0], height), dpi=100, layout="constrained")
     fig.get_layout_engine().set(rect=(0.0, foot / height, 1.0, 1.0 - foot / height))
@@ -68,17 +78,43 @@ def render(figure: Figure):
         _lines(ax, figure)
     for name, level in figure.paper_levels.items():
         ax.axhline(level, color="black", linestyle=":", linewidth=1.2, label=f"paper: {name}")
+        # Its claim on the line itself, at the right end (the legend says it too).
+        ax.annotate(
+            f"paper: {name}",
+            (1.0, level),
+            xycoords=("axes fraction", "data"),
+            xytext=(-3, 2),
+            textcoords="offset points",
+            fontsize=_TICK_PT,
+            ha="right",
+            va="bottom",
+            zorder=6,
+            bbox={"boxstyle": "round,pad=0.15", "facecolor": "white", "edgecolor": "none"},
+        )
     if figure.baseline:
         _centre_on_baseline(ax, figure)
-    ax.set_title(figure.title, fontsize=11)
+    ax.set_title(_wrap(figure.title, 72), fontsize=11)
     ax.set_xlabel(figure.xlabel)
     ax.set_ylabel(figure.ylabel)
+    ax.tick_params(labelsize=_TICK_PT)
+    for child in ax.child_axes:
+        child.tick_params(labelsize=_TICK_PT)
     ax.grid(True, axis="y", alpha=0.3)
     handles, labels = _unique_legend(ax)
     if handles:
         # Right of the axes (and of the percent axis): it covers no bar, line or title.
         fig.legend(handles, labels, loc="outside right upper", fontsize=7, frameon=False)
-    fig.text(0.01, 0.01, caption, fontsize=6, va="bottom")
+    fig.text(0.01, 0.01, caption, fontsize=_CAPTION_PT, va="bottom")
+    if note:
+        # Under the axes, above the caption: what would otherwise look wrong in the plot.
+        fig.text(
+            0.012,
+            (lines * line_in + 14.0 / 72.0) / height,
+            note,
+            fontsize=_CAPTION_PT,
+            va="bottom",
+            bbox={"boxstyle": "round", "facecolor": "#fff8dc", "edgecolor": "#999"},
+        )
     return fig
 
 
@@ -157,7 +193,7 @@ def _bars(ax, figure: Figure) -> None:
     for name, values in figure.paper_series.items():
         # On the bars of the series it compares with, else across the category's group.
         target = name if name in series else (names[0] if len(names) == 1 else None)
-        label = "paper" if name in series else f"paper: {name}"
+        label = paper_label(figure, name)
         for xi, value in zip(x, values, strict=True):
             if value is None:
                 continue
@@ -167,8 +203,33 @@ def _bars(ax, figure: Figure) -> None:
             else:
                 centre = xi - 0.4 + width * (names.index(target) + 0.5)
             ax.plot([centre], [value], linestyle="none", zorder=5, label=label, **_PAPER_MARK)
+            _value_text(ax, figure, centre, value)
     ax.set_xticks(list(x))
-    ax.set_xticklabels(figure.categories, rotation=20, ha="right", fontsize=7)
+    # Many categories (PIQ's 15 workloads) lean further, so that their names do not touch.
+    rotation = 20 if len(figure.categories) <= 8 else 35
+    ax.set_xticklabels(figure.categories, rotation=rotation, ha="right", fontsize=_TICK_PT)
+
+
+def paper_label(figure: Figure, name: str) -> str:
+    """The legend text of a paper series: "paper: " and the figure's own label for it (the
+    claim it draws), else its name."""
+    return f"paper: {figure.paper_labels.get(name, name)}"
+
+
+def _value_text(ax, figure: Figure, x: float, value: float) -> None:
+    """The paper's number beside its diamond: the change in percent on a ratio figure."""
+    text = f"{100 * (value - 1):+.1f} %" if figure.baseline else f"{value:.3g}"
+    ax.annotate(
+        text,
+        (x, value),
+        xytext=(6, 0),
+        textcoords="offset points",
+        fontsize=_TICK_PT,
+        va="center",
+        ha="left",
+        zorder=6,
+        bbox={"boxstyle": "round,pad=0.15", "facecolor": "white", "edgecolor": "none"},
+    )
 
 
 def _lines(ax, figure: Figure) -> None:
@@ -183,9 +244,35 @@ def _lines(ax, figure: Figure) -> None:
             style = {"marker": "s", "linestyle": "--", "color": colours.get(figure.dashed[name])}
         (line,) = ax.plot(x, ys, label=f"ours: {name}", **style)
         colours[name] = line.get_color()
+        flags = figure.overloaded.get(name, [])
+        hollow = [(xi, y) for xi, y, bad in zip(x, ys, flags, strict=False) if bad and y == y]
+        if hollow:
+            ax.plot(
+                [p[0] for p in hollow],
+                [p[1] for p in hollow],
+                linestyle="none",
+                marker=style["marker"],
+                markeredgecolor=line.get_color(),
+                zorder=4,
+                **_OVERLOAD_MARK,
+            )
+    if any(any(flags) for flags in figure.overloaded.values()):
+        # One legend entry for every hollow marker.
+        ax.plot(
+            [],
+            [],
+            linestyle="none",
+            marker="o",
+            markeredgecolor="black",
+            label=OVERLOAD_LABEL,
+            **_OVERLOAD_MARK,
+        )
     for name, values in figure.paper_series.items():
         ys = [float("nan") if v is None else v for v in values]
-        ax.plot(x, ys, linestyle="--", label=f"paper: {name}", zorder=5, **_PAPER_MARK)
+        ax.plot(x, ys, linestyle="--", label=paper_label(figure, name), zorder=5, **_PAPER_MARK)
+        for xi, y in zip(x, ys, strict=True):
+            if y == y:
+                _value_text(ax, figure, xi, y)
     if figure.log_x:
         ax.set_xscale("log", base=2)
     ax.set_xticks(x)
@@ -214,6 +301,8 @@ code { font-size: 0.9em; }
 img { max-width: 100%; border: 1px solid #ddd; }
 details { margin-bottom: 2em; }
 p.gaps { margin-top: 0.2em; font-size: 0.9em; }
+section.why { border-left: 3px solid #ccc; padding-left: 1em; margin-bottom: 2em; }
+section.why table { font-size: 0.8em; }
 """
 
 
@@ -228,13 +317,207 @@ def results_page(paper: str) -> str:
     return f"docs/results/{paper}.md"
 
 
-def gaps_link(figure: Figure, repo: Path | None, out: Path) -> str:
-    """The line under a figure that names (and links, when the repository's page is there)
-    the section of docs/results/PAPER.md with the reasons for its gaps."""
+def section_markdown(page_text: str, heading: str | None) -> str | None:
+    """The section of a Markdown page under `heading` (to the next heading of its level or
+    higher), heading included; the whole page for None; None when no heading matches."""
+    if heading is None:
+        return page_text
+    lines = page_text.splitlines()
+    fence = False
+    start = level = None
+    for i, line in enumerate(lines):
+        if line.startswith("```"):
+            fence = not fence
+        if fence or not line.startswith("#"):
+            continue
+        hashes = len(line) - len(line.lstrip("#"))
+        if start is None:
+            if line[hashes:].strip() == heading:
+                start, level = i, hashes
+        elif hashes <= level:
+            return "\n".join(lines[start:i])
+    return None if start is None else "\n".join(lines[start:])
+
+
+def _md_inline(text: str, link: Callable[[str], str]) -> str:
+    """Markdown inline markup as HTML: code spans, images, links, bold, italics (escaped
+    first)."""
+    parts = re.split(r"(`[^`]+`)", text)
+    out = []
+    for part in parts:
+        if part.startswith("`") and part.endswith("`") and len(part) > 1:
+            out.append(f"<code>{html.escape(part[1:-1])}</code>")
+            continue
+        part = html.escape(part, quote=False)
+        # An image (a results page's key figure), then links.
+        part = re.sub(
+            r"!\[([^\]]*)\]\(([^)\s]+)\)",
+            lambda m: (
+                f'<img alt="{m.group(1).replace(chr(34), "&quot;")}" '
+                f'src="{html.escape(link(m.group(2)))}">'
+            ),
+            part,
+        )
+        part = re.sub(
+            r"\[([^\]]+)\]\(([^)\s]+)\)",
+            lambda m: f'<a href="{html.escape(link(m.group(2)))}">{m.group(1)}</a>',
+            part,
+        )
+        part = re.sub(r"\*\*([^*]+)\*\*", r"<strong>\1</strong>", part)
+        part = re.sub(r"(?<![\w*])\*([^*\s][^*]*)\*(?![\w*])", r"<em>\1</em>", part)
+        out.append(part)
+    return "".join(out)
+
+
+_LIST_ITEM = re.compile(r"^(\s*)([-*]|\d+\.|[A-Z]\.)\s+(.*)$")
+
+
+def markdown_html(
+    text: str,
+    link: Callable[[str], str] = lambda url: url,
+    shift: int = 2,
+    id_prefix: str = "",
+) -> str:
+    """A small Markdown renderer for the results pages' sections (headings, paragraphs, lists,
+    tables, code blocks, inline code, links, bold, italics): enough to read them in the report
+    without a browser extension. Headings move down by `shift` levels and get the id
+    `id_prefix` + their GitHub anchor (unique in a report that holds sections of several
+    pages); `link` rewrites link targets (relative ones, to where the report is)."""
+    lines = text.splitlines()
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if not line.strip():
+            i += 1
+            continue
+        if line.startswith("```"):
+            j = i + 1
+            while j < len(lines) and not lines[j].startswith("```"):
+                j += 1
+            out.append("<pre>" + html.escape("\n".join(lines[i + 1 : j])) + "</pre>")
+            i = j + 1
+            continue
+        if line.startswith("#"):
+            hashes = len(line) - len(line.lstrip("#"))
+            level = min(6, hashes + shift)
+            title = line[hashes:].strip()
+            heading_id = id_prefix + anchor(title)
+            out.append(f'<h{level} id="{heading_id}">{_md_inline(title, link)}</h{level}>')
+            i += 1
+            continue
+        if line.lstrip().startswith("|"):
+            rows = []
+            while i < len(lines) and lines[i].lstrip().startswith("|"):
+                cells = [c.strip() for c in re.split(r"(?<!\\)\|", lines[i].strip())[1:-1]]
+                if not all(re.fullmatch(r":?-+:?", c) for c in cells):
+                    rows.append([_md_inline(c.replace("\\|", "|"), link) for c in cells])
+                i += 1
+            head, *body = rows or [[]]
+            out.append(
+                "<table><thead><tr>"
+                + "".join(f"<th>{c}</th>" for c in head)
+                + "</tr></thead><tbody>"
+                + "".join("<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>" for r in body)
+                + "</tbody></table>"
+            )
+            continue
+        if _LIST_ITEM.match(line):
+            marker = _LIST_ITEM.match(line).group(2)
+            ordered = marker not in ("-", "*")
+            items: list[str] = []
+            while i < len(lines) and lines[i].strip():
+                found = _LIST_ITEM.match(lines[i])
+                if found and len(found.group(1)) < 2:
+                    items.append(found.group(3))
+                elif items:
+                    items[-1] += " " + lines[i].strip()
+                i += 1
+                # A list continues over one blank line when the next line is another item.
+                if i + 1 < len(lines) and not lines[i].strip() and _LIST_ITEM.match(lines[i + 1]):
+                    i += 1
+            tag = "ol" if ordered else "ul"
+            kind = ' type="A"' if marker[0].isalpha() else ""
+            out.append(
+                f"<{tag}{kind}>"
+                + "".join(f"<li>{_md_inline(t, link)}</li>" for t in items)
+                + f"</{tag}>"
+            )
+            continue
+        paragraph = []
+        while (
+            i < len(lines)
+            and lines[i].strip()
+            and not lines[i].startswith(("#", "```"))
+            and not lines[i].lstrip().startswith("|")
+            and not _LIST_ITEM.match(lines[i])
+        ):
+            paragraph.append(lines[i].strip())
+            i += 1
+        out.append("<p>" + _md_inline(" ".join(paragraph), link) + "</p>")
+    return "\n".join(out)
+
+
+def why_id(paper: str, heading: str | None) -> str:
+    """The report's id of an embedded results section."""
+    return f"why-{paper}-" + (anchor(heading) if heading else "page")
+
+
+def why_sections(figures: Sequence[Figure], repo: Path | None, out: Path) -> dict[tuple, str]:
+    """(paper, heading) -> the HTML of that section of docs/results/PAPER.md, for every section
+    a figure names (``Figure.gaps``), rendered into the report so that its links work in a
+    browser; absent when the repository's page or the heading is not there."""
+    found: dict[tuple, str] = {}
+    for figure in figures:
+        key = (figure.paper, figure.gaps)
+        if key in found or repo is None:
+            continue
+        page = repo / results_page(figure.paper)
+        if not page.is_file():
+            continue
+        section = section_markdown(page.read_text(), figure.gaps)
+        if section is None:
+            continue
+        prefix = why_id(*key) + "-"
+        inside = {anchor(h.lstrip("#")) for h in _headings(section)}
+
+        def link(url: str, page: Path = page, prefix: str = prefix, inside: set = inside) -> str:
+            """A link of the section, from the report: an anchor of the section itself to its
+            copy here, any other relative target to the repository's file."""
+            if re.match(r"^[a-z]+:", url):
+                return url
+            path, _, fragment = url.partition("#")
+            if not path and fragment in inside:
+                return f"#{prefix}{fragment}"
+            target = Path(os.path.relpath(page.parent / path if path else page, out)).as_posix()
+            return target + (f"#{fragment}" if fragment else "")
+
+        found[key] = markdown_html(section, link, id_prefix=prefix)
+    return found
+
+
+def _headings(markdown: str) -> list[str]:
+    """The heading lines of a Markdown text, those inside fenced code blocks left out."""
+    fence = False
+    found = []
+    for line in markdown.splitlines():
+        if line.startswith("```"):
+            fence = not fence
+        elif not fence and line.startswith("#"):
+            found.append(line)
+    return found
+
+
+def gaps_link(figure: Figure, repo: Path | None, out: Path, embedded: bool = False) -> str:
+    """The line under a figure that names the section of docs/results/PAPER.md with the reasons
+    for its gaps, and links to it: to its copy further down the report when `embedded`, else to
+    the page itself (when the repository's page is there)."""
     page = results_page(figure.paper)
     where = page + (f", section \u201c{figure.gaps}\u201d" if figure.gaps else "")
     text = _inline(where)
-    if repo is not None and (repo / page).is_file():
+    if embedded:
+        text = f'<a href="#{why_id(figure.paper, figure.gaps)}">{text}</a>'
+    elif repo is not None and (repo / page).is_file():
         href = Path(os.path.relpath(repo / page, out)).as_posix()
         if figure.gaps:
             href += "#" + anchor(figure.gaps)
@@ -256,6 +539,7 @@ def render_html(
     to the reasons for its gaps (docs/results/PAPER.md in `repo`, relative to `out`, where
     report.html is written), the paper's claims beside ours with the computed verdict, and
     the command of every point."""
+    whys = why_sections(figures, repo, out)
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
@@ -277,7 +561,7 @@ def render_html(
                 f"{html.escape(figure.full_caption())} Files: <code>{key}.png</code>, "
                 f"<code>{key}.svg</code>.</figcaption></figure>"
             )
-            parts.append(gaps_link(figure, repo, out))
+            parts.append(gaps_link(figure, repo, out, (paper, figure.gaps) in whys))
             rows = []
             for claim in figure.claims:
                 verdict = claim.verdict()
@@ -305,6 +589,19 @@ def render_html(
                 f"<details><summary>{len(commands)} runs and the command of each</summary>"
                 + _table(["workload", "configuration", "tags", "command"], commands, "points")
                 + "</details>"
+            )
+        sections = [(k, v) for k, v in whys.items() if k[0] == paper]
+        if sections:
+            parts.append(
+                f"<h3>Why ours differs: the sections of <code>{results_page(paper)}</code> the "
+                "figures above link to</h3>"
+            )
+        for (_, heading), body in sections:
+            parts.append(
+                f'<section class="why" id="{why_id(paper, heading)}">'
+                f'<p class="gaps">From <code>{results_page(paper)}</code>'
+                + (f", section \u201c{_inline(heading)}\u201d" if heading else "")
+                + f":</p>{body}</section>"
             )
     parts.append("</body></html>\n")
     return "\n".join(parts)

@@ -23,6 +23,8 @@ from flashlane.reproduce._core import Claim, Figure, Point, Run, get, percent_ch
 
 PAPER = "pass"
 TITLE = "PASS: a parallelism-aware scheduler for SSDs (Linux block-layer schedulers)"
+#: The figures `--results` draws into OUT/figures/ for docs/results/pass.md (docs/results/figures/).
+KEY_FIGURES = ("fig9", "map-gain")
 SCHEDULERS = ["noop", "deadline", "cfq", "anticipatory", "pass"]
 NAMES = {"noop": "Noop", "deadline": "Deadline", "cfq": "CFQ", "anticipatory": "AS", "pass": "PASS"}
 GIB = 1 << 30

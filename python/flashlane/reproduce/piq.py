@@ -37,12 +37,16 @@ from flashlane.reproduce._core import (
     mean,
     percent_change,
     ratio,
+    spread,
     with_mean,
+    within_text,
 )
 
 PAPER = "piq"
 TITLE = "PIQ: Parallel Issue Queuing for conflict-free reads and writes"
 PRESET = "ssdsim-platform"
+#: The figures `--results` draws into OUT/figures/ for docs/results/piq.md (docs/results/figures/).
+KEY_FIGURES = ("fig8a", "fig8b", "map-read", "map-write", "map-read-gc", "map-write-gc")
 # The earlier readings run on the plain SSD preset with these settings on top.
 PLAIN_PRESET = "ssdsim-mlc-8x8"
 BASE = ["precondition.fill_fraction=1.0", "device.scheduler.kind=ssdsim"]
@@ -210,11 +214,57 @@ PAPER_MEANS = {
     "fig8b": {"piq": -28.6, "piq_w": -47.0},
     "fig12": {"piq": 24.2, "piq_r": 14.7, "piq_w": 11.9},
 }
+#: The claim each paper diamond draws (its legend entry).
+PAPER_LABELS = {
+    "fig8a": {
+        "piq": "PIQ read latency vs NOOP, -15.6 % (abstract)",
+        "piq_r": "PIQ_R read latency vs NOOP, -19.6 % (Sec. V-B)",
+    },
+    "fig8b": {
+        "piq": "PIQ write latency vs NOOP, -28.6 % (abstract)",
+        "piq_w": "PIQ_W write latency vs NOOP, -47.0 % (Sec. V-B)",
+    },
+    "fig12": {
+        "piq": "PIQ chip utilization vs RWS, +24.2 % (Sec. V-B)",
+        "piq_r": "PIQ_R chip utilization vs RWS, +14.7 %",
+        "piq_w": "PIQ_W chip utilization vs RWS, +11.9 %",
+    },
+}
 #: docs/results/piq.md's section with the reasons for the gaps on this platform.
 GAPS = "Why, on this platform"
 OTHER_BASELINES = (
     "The paper's PIQ vs NOOP-D and vs RWS are against other baselines: in the claims table."
 )
+
+
+def workload_label(workload: str) -> str:
+    """A workload as an axis label: a trace without its layout suffix (the layout in brackets
+    where one trace ships in two), a Table I stand-in by its read share."""
+    if workload.startswith("piq_r"):
+        reads, writes = (int(n) for n in workload.removeprefix("piq_r").split("_w"))
+        return f"Table I, {100 * reads / (reads + writes):.1f} % reads"
+    stem = workload.split(".")[0]
+    twins = [t for t, _ in TRACES if t.split(".")[0] == stem]
+    layout = dict(TRACES).get(workload, "")
+    return f"{stem} ({layout})" if len(twins) > 1 else stem
+
+
+#: Said on a Fig. 8 or 12 figure whose four schemes are this close at every workload (a share
+#: of the smallest), with the largest difference: bars that look like a bug without it.
+EQUAL_WITHIN = 0.02
+EQUAL_BARS = (
+    "RWS, PIQ_R, PIQ_W and PIQ are {within} of each other at every workload: on this platform "
+    "each hands every waiting request over at once while every channel is idle, and each chip "
+    "then serves its reads first whatever order they came in, so the four orders give (nearly) "
+    "the same service (docs/results/piq.md, 'Why, on this platform', C)."
+)
+
+
+def _equal_note(series: dict[str, list[float | None]]) -> str:
+    """EQUAL_BARS with the series' largest difference, when it is at most EQUAL_WITHIN."""
+    share = spread(series)
+    ok = share is not None and share <= EQUAL_WITHIN
+    return EQUAL_BARS.format(within=within_text(share)) if ok else ""
 
 
 def figures(runs: list[Run], quick: bool) -> list[Figure]:
@@ -236,12 +286,16 @@ def figures(runs: list[Run], quick: bool) -> list[Figure]:
     def bars(figure: str, path: str, base: str = "noop") -> dict[str, Any]:
         """Categories, our series and the paper's means of a normalized figure: the workloads
         and their mean, the paper's numbers at the mean."""
-        categories, series = with_mean(workloads, normalized(path, base))
+        categories, series = with_mean(
+            [workload_label(w) for w in workloads], normalized(path, base)
+        )
         paper = {s: 1 + c / 100 for s, c in PAPER_MEANS[figure].items() if s in schemes}
         return {
             "categories": categories,
             "series": series,
             "paper_series": at_last(len(categories), paper),
+            "paper_labels": {s: PAPER_LABELS[figure][s] for s in paper},
+            "note": _equal_note(series),
         }
 
     def mean_change(scheme: str, path: str, base: str) -> float | None:
@@ -252,7 +306,9 @@ def figures(runs: list[Run], quick: bool) -> list[Figure]:
     caption = (
         f"Preset {PRESET} (SSDsim's request queue of 64 and hand-over; NOOP = SSDsim's FIFO; "
         "RWS and PIQ kinds as the SSDsim fork's PIQ: reordered, never held, handed over with "
-        f"idle channels), drive filled; workloads: {', '.join(workloads)}."
+        f"idle channels), drive filled; workloads: "
+        + ", ".join(f"{workload_label(w)} ({w})" if w.startswith("piq_r") else w for w in workloads)
+        + "."
     )
     read, write = "latency_us.read.mean", "latency_us.write.mean"
     util = "chips.utilization"
@@ -369,7 +425,9 @@ def figures(runs: list[Run], quick: bool) -> list[Figure]:
     series: dict[str, list[float | None]] = {}
     for r in sweep:
         for kind, path in (("read", read), ("write", write)):
-            name = f"{r.point.workload} {r.point.configuration.split('/')[1]} {kind}"
+            name = (
+                f"{workload_label(r.point.workload)} {r.point.configuration.split('/')[1]} {kind}"
+            )
             row = series.setdefault(name, [None] * len(queues))
             row[queues.index(r.point.tag("queue_length_requests"))] = get(r.summary, path)
     piq_sweep = {
@@ -504,7 +562,9 @@ def results_markdown(runs: list[Run], quick: bool, options: Mapping[str, Any], c
     """Per platform: every scheme normalized to NOOP, the means of per-workload ratios over
     the traces and over the stand-ins, and Figure 11's sweep (docs/results/piq.md, "Full
     tables of the earlier platforms")."""
-    records = [_record(r) for r in runs if r.point.figure != piq_map.FIGURE]
+    records = [
+        _record(r) for r in runs if r.point.figure not in (piq_map.FIGURE, piq_map.GC_FIGURE)
+    ]
     index = {
         (r["platform"], r["workload"], r["scheme"], r["queue_length_requests"]): r for r in records
     }

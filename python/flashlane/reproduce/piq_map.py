@@ -17,6 +17,14 @@ as the SSDsim fork runs it. Metric: PIQ's mean read (write) latency over the bas
 The address stream does not depend on the arrival rate (the generator's streams are
 independent), so every load of one skew touches the same pages: its points share one drive
 state, which a precondition cache (``flashlane.sweep``) makes once.
+
+GC pressure is the map's third condition (issue 30): the drive as the paper warms it up (filled
+to its logical capacity; a run of these workloads never reaches the GC threshold) or the same
+drive aged to steady-state garbage collection (``precondition.age=true``: random overwrites of
+the full drive until its write amplification settles; every host write then costs a
+collection's page moves, which hold their channel as SSDsim's GC does). The aged drive's
+bandwidth for host writes is several times lower, so its map (figures ``map-read-gc``,
+``map-write-gc``) runs lower loads.
 """
 
 from __future__ import annotations
@@ -45,20 +53,40 @@ QUICK_LOADS = [0.05, 0.2, 0.6]
 REQUESTS = 6000
 QUICK_REQUESTS = 2000
 SCHEMES = {"noop": "NOOP", "noop_d": "NOOP-D", "piq": "PIQ"}
+#: GC pressure (the map's third condition): the drive state and its --set's. "none": the
+#: paper's warm-up (the preset); "aged": the same full drive aged to steady-state GC.
+GC_STATES = {"none": (), "aged": ("precondition.age=true",)}
+GC_NAMES = {
+    "none": "no GC (the paper's warm-up: filled, not aged)",
+    "aged": "steady-state GC (filled and aged)",
+}
+#: The aged drive's map: its own figure id and loads (its host bandwidth is a fraction of the
+#: fresh drive's: at load 0.05 NOOP already falls behind on an even spread).
+GC_FIGURE = "map_gc"
+GC_LOADS = [0.002, 0.005, 0.01, 0.02, 0.05]
+QUICK_GC_LOADS = [0.005, 0.02]
+QUICK_GC_HOT_CHIPS = [64]
 #: The paper's means over workloads (abstract), as ratios to NOOP.
 PAPER_READ = 1 - 0.156
 PAPER_WRITE = 1 - 0.286
 
 
-def grid(quick: bool) -> _maps.Grid:
-    return _maps.Grid(
-        "hot_chips",
-        QUICK_HOT_CHIPS if quick else HOT_CHIPS,
-        "offered_load",
-        QUICK_LOADS if quick else LOADS,
-        lambda hot: f"{hot} hot chip{'s' if hot > 1 else ''}" + (" (even)" if hot == CHIPS else ""),
-        "load",
-    )
+def hot_name(hot: int) -> str:
+    return f"{hot} hot chip{'s' if hot > 1 else ''}" + (" (even)" if hot == CHIPS else "")
+
+
+def grid(quick: bool, gc: str = "none") -> _maps.Grid:
+    """The map's grid at one GC pressure (GC_STATES)."""
+    if gc == "none":
+        lines, xs = (QUICK_HOT_CHIPS, QUICK_LOADS) if quick else (HOT_CHIPS, LOADS)
+    else:
+        lines, xs = (QUICK_GC_HOT_CHIPS, QUICK_GC_LOADS) if quick else (HOT_CHIPS, GC_LOADS)
+    return _maps.Grid("hot_chips", lines, "offered_load", xs, hot_name, "load")
+
+
+def figure_of(gc: str) -> str:
+    """The Point.figure of the map's runs at one GC pressure."""
+    return FIGURE if gc == "none" else GC_FIGURE
 
 
 def gap_ns(load: float) -> float:
@@ -101,31 +129,40 @@ def scheme_args(scheme: str) -> list[str]:
     return [a for s in piq.scheme_settings(piq.MAIN_PLATFORM, scheme) for a in ("--set", s)]
 
 
+def gc_args(gc: str) -> list[str]:
+    return [a for s in GC_STATES[gc] for a in ("--set", s)]
+
+
 def points(quick: bool) -> list[Point]:
-    g = grid(quick)
     result = []
-    for hot in g.lines:
-        for load in g.xs:
-            name = f"piq-map-hot{hot}-load{load}.toml"
-            text = spec_text(hot, load, requests(quick), "PIQ map")
-            for scheme in SCHEMES:
-                result.append(
-                    Point(
-                        PAPER,
-                        FIGURE,
-                        f"hot{hot}",
-                        scheme,
-                        (
-                            "--preset",
-                            PRESET,
-                            *scheme_args(scheme),
-                            "--synthetic",
-                            f"{{work}}/{name}",
-                        ),
-                        (("hot_chips", hot), ("offered_load", load)),
-                        ((name, text),),
+    for gc in GC_STATES:
+        g = grid(quick, gc)
+        for hot in g.lines:
+            for load in g.xs:
+                name = f"piq-map-hot{hot}-load{load}.toml"
+                text = spec_text(hot, load, requests(quick), "PIQ map")
+                tags: tuple = (("hot_chips", hot), ("offered_load", load))
+                if gc != "none":
+                    tags += (("gc", gc),)
+                for scheme in SCHEMES:
+                    result.append(
+                        Point(
+                            PAPER,
+                            figure_of(gc),
+                            f"hot{hot}",
+                            scheme,
+                            (
+                                "--preset",
+                                PRESET,
+                                *scheme_args(scheme),
+                                *gc_args(gc),
+                                "--synthetic",
+                                f"{{work}}/{name}",
+                            ),
+                            tags,
+                            ((name, text),),
+                        )
                     )
-                )
     return result
 
 
@@ -133,9 +170,9 @@ def span_ns(quick: bool):
     return lambda _hot, load: requests(quick) * gap_ns(load)
 
 
-def _found(runs: list[Run], quick: bool, kind: str, base: str) -> _maps.Cells:
+def _found(runs: list[Run], quick: bool, kind: str, base: str, gc: str = "none") -> _maps.Cells:
     metric = _maps.ratio_of(f"latency_us.{kind}.mean", "piq", base)
-    return _maps.cells(runs, FIGURE, grid(quick), metric, base, span_ns(quick))
+    return _maps.cells(runs, figure_of(gc), grid(quick, gc), metric, base, span_ns(quick))
 
 
 #: The claims of Figs. 8(a) and 8(b) (piq.py) each map says where ours reaches.
@@ -156,80 +193,102 @@ def _target(kind: str, base: str) -> _maps.Target:
     )
 
 
-def sentences(runs: list[Run], quick: bool) -> dict[tuple[str, str], str]:
-    """(read/write, baseline) -> where ours reaches the paper's value."""
+def sentences(runs: list[Run], quick: bool, gc: str = "none") -> dict[tuple[str, str], str]:
+    """(read/write, baseline) -> where ours reaches the paper's value, at one GC pressure."""
     return {
         (kind, base): _maps.where_sentence(
-            "PIQ", grid(quick), _found(runs, quick, kind, base), _target(kind, base)
+            "PIQ", grid(quick, gc), _found(runs, quick, kind, base, gc), _target(kind, base)
         )
         for kind, base in CLAIMS
     }
 
 
+def _mine(runs: list[Run]) -> list[Run]:
+    return [r for r in runs if r.point.figure in (FIGURE, GC_FIGURE)]
+
+
 def figures(runs: list[Run], quick: bool) -> list[Figure]:
-    mine = [r for r in runs if r.point.figure == FIGURE]
+    mine = _mine(runs)
     if not mine:
         return []
-    g = grid(quick)
-    said = sentences(mine, quick)
+    said = {gc: sentences(mine, quick, gc) for gc in GC_STATES}
     result = []
-    for kind, paper in (("read", PAPER_READ), ("write", PAPER_WRITE)):
-        series, dashed = _maps.series_against(
-            g, {base: _found(mine, quick, kind, base) for base in ("noop", "noop_d")}, SCHEMES
-        )
-        top = _maps.best(g, _found(mine, quick, kind, "noop"), _target(kind, "noop"))
-        result.append(
-            Figure(
-                PAPER,
-                f"map-{kind}",
-                f"Where PIQ's {kind} latency gain appears: hot chips x offered load",
-                f"{said[(kind, 'noop')]} Against NOOP-D (dashed): {said[(kind, 'noop_d')]} "
-                f"Preset {PRESET}; synthetic, {READ_FRACTION:.0%} reads of 8-10 KiB with "
-                f"{HOT_FRACTION:.0%} of pages on the hot chips (spec key hot_units), Poisson "
-                f"arrivals, {requests(quick)} requests; ratio = PIQ's mean {kind} latency / the "
-                "baseline's. The paper's value is its mean over Table I's workloads, whose skew "
-                "and load it does not give.",
-                "lines",
-                "offered load (fraction of the drive's channel bandwidth)",
-                f"PIQ {kind} latency / baseline's (1 = baseline)",
-                [str(x) for x in g.xs],
-                series,
-                paper_levels={f"{100 * (paper - 1):+.1f} % vs NOOP (abstract)": paper},
-                baseline="baseline",
-                dashed=dashed,
-                gaps="Where the effect appears",
-                claims=[
+    for gc in GC_STATES:
+        g = grid(quick, gc)
+        for kind, paper in (("read", PAPER_READ), ("write", PAPER_WRITE)):
+            found = {base: _found(mine, quick, kind, base, gc) for base in ("noop", "noop_d")}
+            series, dashed = _maps.series_against(g, found, SCHEMES)
+            claims = []
+            for base in ("noop", "noop_d"):
+                top = _maps.best(g, found[base], _target(kind, base))
+                claims.append(
                     Claim(
-                        f"PIQ {kind} latency vs NOOP, best point of the map (hot chips x load; "
-                        f"`piq-map-{kind}`)",
+                        f"PIQ {kind} latency vs {SCHEMES[base]}, best point of the map (hot "
+                        f"chips x load, {GC_NAMES[gc]}; `piq-map-{kind}{_suffix(gc)}`)",
                         100 * (paper - 1),
                         100 * (paper - 1),
                         None if top is None else 100 * (top[0] - 1),
-                        where=said[(kind, "noop")],
+                        where=said[gc][(kind, base)],
                     )
-                ],
-                points=[r.point for r in mine],
-                log_x=True,
-                where={CLAIMS[(kind, base)]: said[(kind, base)] for base in ("noop", "noop_d")},
+                )
+            # The paper's claims get the sentences of every GC state (the aged map comes last,
+            # so its `where` is the one annotate() keeps).
+            where = {
+                CLAIMS[(kind, base)]: " ".join(
+                    f"{_maps.upper_first(GC_NAMES[state])}: {said[state][(kind, base)]}"
+                    for state in GC_STATES
+                )
+                for base in ("noop", "noop_d")
+            }
+            result.append(
+                Figure(
+                    PAPER,
+                    f"map-{kind}{_suffix(gc)}",
+                    f"Where PIQ's {kind} latency gain appears: hot chips x offered load, "
+                    + ("no GC" if gc == "none" else "steady-state GC"),
+                    f"{said[gc][(kind, 'noop')]} Against NOOP-D (dashed): "
+                    f"{said[gc][(kind, 'noop_d')]} Preset {PRESET}, {GC_NAMES[gc]}; synthetic, "
+                    f"{READ_FRACTION:.0%} reads of 8-10 KiB with {HOT_FRACTION:.0%} of pages on "
+                    f"the hot chips (spec key hot_units), Poisson arrivals, {requests(quick)} "
+                    f"requests; ratio = PIQ's mean {kind} latency / the baseline's. The paper's "
+                    "value is its mean over Table I's workloads, whose skew, load and drive "
+                    "state it does not give.",
+                    "lines",
+                    "offered load (fraction of the drive's channel bandwidth)",
+                    f"PIQ {kind} latency / baseline's (1 = baseline)",
+                    [str(x) for x in g.xs],
+                    series,
+                    paper_levels={f"{100 * (paper - 1):+.1f} % vs NOOP (abstract)": paper},
+                    baseline="baseline",
+                    dashed=dashed,
+                    gaps="Where the effect appears",
+                    claims=claims,
+                    points=[r.point for r in mine if r.point.figure == figure_of(gc)],
+                    log_x=True,
+                    where=where,
+                    overloaded=_maps.behind_against(g, found, SCHEMES),
+                )
             )
-        )
     return result
+
+
+def _suffix(gc: str) -> str:
+    return "" if gc == "none" else "-gc"
 
 
 def markdown(runs: list[Run], quick: bool) -> list[str]:
     """docs/results/piq.md's "Where the effect appears", from the map's runs."""
-    mine = [r for r in runs if r.point.figure == FIGURE]
+    mine = _mine(runs)
     if not mine:
         return []
-    g = grid(quick)
-    said = sentences(mine, quick)
     lines = [
         "## Where the effect appears",
         "",
         "The paper's headline (PIQ -15.6 % read and -28.6 % write latency against NOOP, on "
-        "average over Table I's workloads) is mapped over the two conditions a conflict "
-        "scheduler depends on: how many of the 64 chips carry the load and how hard it is "
-        "offered (figures `piq-map-read` and `piq-map-write`, "
+        "average over Table I's workloads) is mapped over three conditions a conflict "
+        "scheduler depends on: how many of the 64 chips carry the load, how hard it is "
+        "offered, and how much garbage collection the drive does (figures `piq-map-read`, "
+        "`piq-map-write` without GC, `piq-map-read-gc`, `piq-map-write-gc` with it; "
         "python/flashlane/reproduce/piq_map.py). Each point replays "
         f"{requests(quick)} synthetic requests on `{PRESET}` ({READ_FRACTION:.0%} reads of 8-10 "
         f"KiB, {HOT_FRACTION:.0%} of pages on the hot chips, spec key `hot_units`; Poisson "
@@ -237,15 +296,50 @@ def markdown(runs: list[Run], quick: bool) -> list[str]:
         "bottleneck). Cells: PIQ's mean latency over the baseline's.",
         "",
     ]
-    for kind in ("read", "write"):
-        for base in ("noop", "noop_d"):
-            lines += [
-                f"**{kind.capitalize()} latency, PIQ / {SCHEMES[base]}** (load across):",
-                "",
-                *_maps.markdown_table(g, _found(mine, quick, kind, base), "hot chips", 3),
-                "",
-                f"Computed from the data: *{said[(kind, base)]}*",
-                "",
-            ]
+    for gc in GC_STATES:
+        g = grid(quick, gc)
+        said = sentences(mine, quick, gc)
+        lines += [f"### {_maps.upper_first(GC_NAMES[gc])}", ""]
+        if gc == "aged":
+            lines += [_gc_note(mine, quick), ""]
+        for kind in ("read", "write"):
+            for base in ("noop", "noop_d"):
+                lines += [
+                    f"**{kind.capitalize()} latency, PIQ / {SCHEMES[base]}** (load across):",
+                    "",
+                    *_maps.markdown_table(g, _found(mine, quick, kind, base, gc), "hot chips", 3),
+                    "",
+                    f"Computed from the data: *{said[(kind, base)]}*",
+                    "",
+                ]
     lines += [_maps.BEHIND_NOTE, ""]
     return lines
+
+
+def _gc_note(runs: list[Run], quick: bool) -> str:
+    """What the aged drive does: its write amplification and GC runs under NOOP, per skew."""
+    from flashlane.reproduce._core import get
+
+    parts = []
+    for hot in grid(quick, "aged").lines:
+        noop = [
+            r
+            for r in runs
+            if r.point.figure == GC_FIGURE
+            and r.point.configuration == "noop"
+            and r.point.tag("hot_chips") == hot
+        ]
+        if not noop:
+            continue
+        moved = get(noop[0].summary, "gc.pages_moved") or 0.0
+        programs = get(noop[0].summary, "flash.programs") or 0.0
+        waf = (programs + moved) / programs if programs else float("nan")
+        parts.append(
+            f"{hot_name(hot)}: {get(noop[0].summary, 'gc.runs'):.0f} GC runs, "
+            f"write amplification {waf:.1f}"
+        )
+    return (
+        "The drive is `precondition.age=true` on the preset's full drive (aging stops when two "
+        "rounds' write amplification agree within 2 %). In one run of the map's workload "
+        "(NOOP, any load: the address stream is the same): " + "; ".join(parts) + "."
+    )

@@ -22,6 +22,8 @@ from flashlane.reproduce._core import Claim, Figure, Point, Run, get, percent_ch
 PAPER = "sos"
 TITLE = "SOS: Software-Based Out-of-Order Scheduling for NAND flash SSDs"
 PRESET = "sos-4x4"
+#: The figures `--results` draws into OUT/figures/ for docs/results/sos.md (docs/results/figures/).
+KEY_FIGURES = ("fig6", "map-sos", "map-qsl", "map-whm", "map-sos-gc", "map-qsl-gc", "map-whm-gc")
 TRACES = {
     "Financial1": "financial1-head.spc",
     "WebSearch": "websearch-small.mqsim",

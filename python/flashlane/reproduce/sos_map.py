@@ -12,6 +12,12 @@ of 50 MB/s; ``offered_load_channel_fraction`` of ``flashlane trace stats``: the 
 Financial1 head offers 0.001 at trace time), and half of the writes rewriting the address of a
 write ``d`` writes back, ``d`` uniform in one bucket (spec key ``[rewrite]``), or none. Response
 time = mean ``latency_us.all``.
+
+GC pressure is a third condition because it changes the answer (issue 30): the preset's drive
+holds only each workload's footprint, so no run collects garbage; aged (``fill 0.9`` of the
+logical space and ``precondition.age=true``, steady-state GC) every write costs a collection's
+page moves, and in-order scheduling waits behind them. The aged maps (``map-sos-gc``,
+``map-qsl-gc``, ``map-whm-gc``) run lower loads: the aged drive falls behind from load 0.05 on.
 """
 
 from __future__ import annotations
@@ -41,6 +47,19 @@ LOADS = [0.02, 0.05, 0.1, 0.2, 0.3, 0.4]
 QUICK_LOADS = [0.05, 0.2, 0.4]
 REQUESTS = 6000
 QUICK_REQUESTS = 2000
+#: GC pressure: the drive state and its --set's (see the module's text).
+GC_STATES = {
+    "none": (),
+    "aged": ("precondition.fill_fraction=0.9", "precondition.age=true"),
+}
+GC_NAMES = {
+    "none": "no GC (the preset: the footprint only)",
+    "aged": "steady-state GC (filled to 0.9 and aged)",
+}
+GC_FIGURE = "map_gc"
+GC_LOADS = [0.002, 0.005, 0.01, 0.02, 0.05]
+QUICK_GC_LOADS = [0.005, 0.02]
+QUICK_GC_DISTANCES = [(0, 0), (0, 4)]
 #: The paper's claims as ratios (ours reaches them at or below): SOS vs IOS "up to 56 %
 #: lower"; SOS(QSL) vs HOS 16-42 % lower and SOS(WHM) vs HOS 5-17 % lower (the smaller end).
 MAPS = {
@@ -64,15 +83,31 @@ def distance_name(bucket: tuple[int, int]) -> str:
     return f"rewrites {low + 1}-{high} writes back"
 
 
-def grid(quick: bool) -> _maps.Grid:
+def distances(quick: bool, gc: str = "none") -> list[tuple[int, int]]:
+    if gc == "none":
+        return QUICK_DISTANCES if quick else DISTANCES
+    return QUICK_GC_DISTANCES if quick else DISTANCES
+
+
+def loads(quick: bool, gc: str = "none") -> list[float]:
+    if gc == "none":
+        return QUICK_LOADS if quick else LOADS
+    return QUICK_GC_LOADS if quick else GC_LOADS
+
+
+def grid(quick: bool, gc: str = "none") -> _maps.Grid:
     return _maps.Grid(
         "rewrite_distance_writes",
-        [high for _, high in (QUICK_DISTANCES if quick else DISTANCES)],
+        [high for _, high in distances(quick, gc)],
         "offered_load",
-        QUICK_LOADS if quick else LOADS,
+        loads(quick, gc),
         lambda high: distance_name(next(b for b in DISTANCES if b[1] == high)),
         "load",
     )
+
+
+def figure_of(gc: str) -> str:
+    return FIGURE if gc == "none" else GC_FIGURE
 
 
 def gap_ns(load: float) -> float:
@@ -110,31 +145,40 @@ def points(quick: bool) -> list[Point]:
     from flashlane.reproduce import sos
 
     result = []
-    for bucket in QUICK_DISTANCES if quick else DISTANCES:
-        for load in QUICK_LOADS if quick else LOADS:
-            name = f"sos-map-d{bucket[1]}-load{load}.toml"
-            text = spec_text(bucket, load, requests(quick))
-            for config in sos.CONFIGS:
-                sets = [a for s in sos.CONFIGS[config] for a in ("--set", s)]
-                result.append(
-                    Point(
-                        PAPER,
-                        FIGURE,
-                        f"d{bucket[1]}",
-                        config,
-                        ("--preset", PRESET, *sets, "--synthetic", f"{{work}}/{name}"),
-                        (("rewrite_distance_writes", bucket[1]), ("offered_load", load)),
-                        ((name, text),),
+    for gc, gc_sets in GC_STATES.items():
+        for bucket in distances(quick, gc):
+            for load in loads(quick, gc):
+                name = f"sos-map-d{bucket[1]}-load{load}.toml"
+                text = spec_text(bucket, load, requests(quick))
+                tags: tuple = (("rewrite_distance_writes", bucket[1]), ("offered_load", load))
+                if gc != "none":
+                    tags += (("gc", gc),)
+                for config in sos.CONFIGS:
+                    sets = [a for s in [*sos.CONFIGS[config], *gc_sets] for a in ("--set", s)]
+                    result.append(
+                        Point(
+                            PAPER,
+                            figure_of(gc),
+                            f"d{bucket[1]}",
+                            config,
+                            ("--preset", PRESET, *sets, "--synthetic", f"{{work}}/{name}"),
+                            tags,
+                            ((name, text),),
+                        )
                     )
-                )
     return result
 
 
-def _found(runs: list[Run], quick: bool, figure: str) -> _maps.Cells:
+def _found(runs: list[Run], quick: bool, figure: str, gc: str = "none") -> _maps.Cells:
     scheme, base, _, _ = MAPS[figure]
     metric = _maps.ratio_of("latency_us.all.mean", scheme, base)
     return _maps.cells(
-        runs, FIGURE, grid(quick), metric, base, lambda _d, load: requests(quick) * gap_ns(load)
+        runs,
+        figure_of(gc),
+        grid(quick, gc),
+        metric,
+        base,
+        lambda _d, load: requests(quick) * gap_ns(load),
     )
 
 
@@ -143,10 +187,10 @@ def _target(figure: str) -> _maps.Target:
     return _maps.Target(paper, "lower", text)
 
 
-def sentences(runs: list[Run], quick: bool) -> dict[str, str]:
+def sentences(runs: list[Run], quick: bool, gc: str = "none") -> dict[str, str]:
     return {
         figure: _maps.where_sentence(
-            MAPS[figure][0], grid(quick), _found(runs, quick, figure), _target(figure)
+            MAPS[figure][0], grid(quick, gc), _found(runs, quick, figure, gc), _target(figure)
         )
         for figure in MAPS
     }
@@ -158,66 +202,78 @@ def _claims_of(figure: str, claim_texts: list[str]) -> list[str]:
     return [t for t in claim_texts if t.startswith(f"{scheme} vs {base} response time")]
 
 
+def _mine(runs: list[Run]) -> list[Run]:
+    return [r for r in runs if r.point.figure in (FIGURE, GC_FIGURE)]
+
+
 def figures(runs: list[Run], quick: bool, claim_texts: list[str]) -> list[Figure]:
-    """The three maps; `claim_texts` are the Fig. 6 claims of sos.py, whose ``where`` each map
-    fills."""
-    mine = [r for r in runs if r.point.figure == FIGURE]
+    """The three maps at each GC pressure; `claim_texts` are the Fig. 6 claims of sos.py,
+    whose ``where`` each map fills (with the sentences of both GC states)."""
+    mine = _mine(runs)
     if not mine:
         return []
-    g = grid(quick)
-    said = sentences(mine, quick)
+    said = {gc: sentences(mine, quick, gc) for gc in GC_STATES}
     result = []
-    for figure, (scheme, base, paper, _) in MAPS.items():
-        found = _found(mine, quick, figure)
-        top = _maps.best(g, found, _target(figure))
-        result.append(
-            Figure(
-                PAPER,
-                figure,
-                f"Where {scheme}'s gain over {base} appears: rewrite distance x offered load",
-                f"{said[figure]} Preset {PRESET}; synthetic, Financial1's read share and sizes, "
-                f"{REWRITE_FRACTION:.0%} of writes rewriting a recent write's address (spec key "
-                f"[rewrite]), Poisson arrivals, {requests(quick)} requests; ratio = {scheme}'s "
-                f"mean response time / {base}'s. The paper does not give the load it replayed "
-                "its traces at.",
-                "lines",
-                "offered load (fraction of the drive's channel bandwidth)",
-                f"{scheme} response time / {base}'s (1 = {base})",
-                [str(x) for x in g.xs],
-                _maps.series(g, found),
-                paper_levels=LEVELS[figure],
-                baseline=base,
-                gaps="Where the effect appears",
-                claims=[
-                    Claim(
-                        f"{scheme} vs {base} response time, best point of the map (rewrite "
-                        f"distance x load; `sos-{figure}`)",
-                        100 * (paper - 1),
-                        100 * (paper - 1),
-                        None if top is None else 100 * (top[0] - 1),
-                        where=said[figure],
-                    )
-                ],
-                points=[r.point for r in mine],
-                log_x=True,
-                where={text: said[figure] for text in _claims_of(figure, claim_texts)},
+    for gc in GC_STATES:
+        g = grid(quick, gc)
+        suffix = "" if gc == "none" else "-gc"
+        for figure, (scheme, base, paper, _) in MAPS.items():
+            found = _found(mine, quick, figure, gc)
+            top = _maps.best(g, found, _target(figure))
+            both = " ".join(
+                f"{_maps.upper_first(GC_NAMES[state])}: {said[state][figure]}"
+                for state in GC_STATES
             )
-        )
+            result.append(
+                Figure(
+                    PAPER,
+                    f"{figure}{suffix}",
+                    f"Where {scheme}'s gain over {base} appears: rewrite distance x offered "
+                    "load, " + ("no GC" if gc == "none" else "steady-state GC"),
+                    f"{said[gc][figure]} Preset {PRESET}, {GC_NAMES[gc]}; synthetic, "
+                    f"Financial1's read share and sizes, {REWRITE_FRACTION:.0%} of writes "
+                    "rewriting a recent write's address (spec key [rewrite]), Poisson arrivals, "
+                    f"{requests(quick)} requests; ratio = {scheme}'s mean response time / "
+                    f"{base}'s. The paper does not give the load it replayed its traces at.",
+                    "lines",
+                    "offered load (fraction of the drive's channel bandwidth)",
+                    f"{scheme} response time / {base}'s (1 = {base})",
+                    [str(x) for x in g.xs],
+                    _maps.series(g, found),
+                    paper_levels=LEVELS[figure],
+                    baseline=base,
+                    gaps="Where the effect appears",
+                    claims=[
+                        Claim(
+                            f"{scheme} vs {base} response time, best point of the map (rewrite "
+                            f"distance x load, {GC_NAMES[gc]}; `sos-{figure}{suffix}`)",
+                            100 * (paper - 1),
+                            100 * (paper - 1),
+                            None if top is None else 100 * (top[0] - 1),
+                            where=said[gc][figure],
+                        )
+                    ],
+                    points=[r.point for r in mine if r.point.figure == figure_of(gc)],
+                    log_x=True,
+                    # The aged map comes last: its `where` (both states) is the one kept.
+                    where={text: both for text in _claims_of(figure, claim_texts)},
+                    overloaded=_maps.behind_series(g, found),
+                )
+            )
     return result
 
 
 def markdown(runs: list[Run], quick: bool) -> list[str]:
     """docs/results/sos.md's "Where the effect appears", from the map's runs."""
-    mine = [r for r in runs if r.point.figure == FIGURE]
+    mine = _mine(runs)
     if not mine:
         return []
-    g = grid(quick)
-    said = sentences(mine, quick)
     lines = [
         "## Where the effect appears",
         "",
-        "SOS's claims mapped over offered load x rewrite distance (figures `sos-map-sos`, "
-        "`sos-map-qsl`, `sos-map-whm`; python/flashlane/reproduce/sos_map.py): "
+        "SOS's claims mapped over offered load x rewrite distance x GC pressure (figures "
+        "`sos-map-sos`, `sos-map-qsl`, `sos-map-whm` without GC, the same with `-gc` on an "
+        "aged drive; python/flashlane/reproduce/sos_map.py): "
         f"{requests(quick)} synthetic requests per point on `{PRESET}` with Financial1's read "
         f"share and sizes, {REWRITE_FRACTION:.0%} of writes rewriting the address of a write "
         "1-4, 5-32, 33-256 or 257-2048 writes back (or none), Poisson arrivals at a fraction "
@@ -225,14 +281,18 @@ def markdown(runs: list[Run], quick: bool) -> list[str]:
         "time). Cells: the scheme's mean response time over its baseline's.",
         "",
     ]
-    for figure, (scheme, base, _, _) in MAPS.items():
-        lines += [
-            f"**{scheme} / {base}** (load across):",
-            "",
-            *_maps.markdown_table(g, _found(mine, quick, figure), "rewrite distance", 3),
-            "",
-            f"Computed from the data: *{said[figure]}*",
-            "",
-        ]
+    for gc in GC_STATES:
+        g = grid(quick, gc)
+        said = sentences(mine, quick, gc)
+        lines += [f"### {_maps.upper_first(GC_NAMES[gc])}", ""]
+        for figure, (scheme, base, _, _) in MAPS.items():
+            lines += [
+                f"**{scheme} / {base}** (load across):",
+                "",
+                *_maps.markdown_table(g, _found(mine, quick, figure, gc), "rewrite distance", 3),
+                "",
+                f"Computed from the data: *{said[figure]}*",
+                "",
+            ]
     lines += [_maps.BEHIND_NOTE, ""]
     return lines

@@ -70,6 +70,11 @@ REAL_TRACES = {
     "ycsb-a-rocksdb.blkparse.gz": ["--format", "blkparse", "--fold-addresses"],
 }
 PRESETS = ["venice-perf", "venice-cost"]
+#: The figures `--results` draws into OUT/figures/ for docs/results/venice.md.
+KEY_FIGURES = ("fig9-venice-perf", "map-speedup")
+#: Options that keep the key figures: --requests sets only the results set's run length (the
+#: page is made with --requests 2000).
+KEY_FIGURES_KEEP = ("requests",)
 FULL_REQUESTS = 2000
 QUICK_REQUESTS = 500
 # The paper's averages (Sec. 6.1, Figure 9): Venice's speedup over the baseline and over the

@@ -9,6 +9,11 @@ timings, program 600 us; process variation on at 12,000 P/E cycles; the drive fi
 (SSDsim's FIFO), PIQ (the SSDsim fork's) and VIOS (chip and channel batches, conflicting writes
 to faster blocks, the fork's hand-over). At 600 us a bus's 16 dies program 16 pages in 600 us,
 27 pages per ms against the bus's 20: the buses stay the bottleneck the load is measured on.
+
+GC pressure is the third condition, as on PIQ's map (piq_map.GC_STATES): the drive as the paper
+warms it up (no GC in a run) or aged to steady-state GC (figures ``map-read-gc``,
+``map-write-gc``, at piq_map's lower loads). VIOS's allocation picks among the plane's free
+blocks, which GC keeps few.
 """
 
 from __future__ import annotations
@@ -32,8 +37,8 @@ CLAIMS = {
 }
 
 
-def grid(quick: bool) -> _maps.Grid:
-    return piq_map.grid(quick)
+def grid(quick: bool, gc: str = "none") -> _maps.Grid:
+    return piq_map.grid(quick, gc)
 
 
 def points(quick: bool) -> list[Point]:
@@ -41,31 +46,44 @@ def points(quick: bool) -> list[Point]:
     # definition of the configurations without an import cycle at load time.
     from flashlane.reproduce import vios
 
-    g = grid(quick)
     result = []
-    for hot in g.lines:
-        for load in g.xs:
-            name = f"vios-map-hot{hot}-load{load}.toml"
-            text = piq_map.spec_text(hot, load, piq_map.requests(quick), "VIOS map")
-            for scheme in SCHEMES:
-                sets = [a for s in vios.settings(STAGE, scheme) for a in ("--set", s)]
-                result.append(
-                    Point(
-                        PAPER,
-                        FIGURE,
-                        f"hot{hot}",
-                        scheme,
-                        ("--preset", PRESET, *sets, "--synthetic", f"{{work}}/{name}"),
-                        (("hot_chips", hot), ("offered_load", load)),
-                        ((name, text),),
+    for gc in piq_map.GC_STATES:
+        g = grid(quick, gc)
+        for hot in g.lines:
+            for load in g.xs:
+                name = f"vios-map-hot{hot}-load{load}.toml"
+                text = piq_map.spec_text(hot, load, piq_map.requests(quick), "VIOS map")
+                tags: tuple = (("hot_chips", hot), ("offered_load", load))
+                if gc != "none":
+                    tags += (("gc", gc),)
+                for scheme in SCHEMES:
+                    sets = [a for s in vios.settings(STAGE, scheme) for a in ("--set", s)]
+                    result.append(
+                        Point(
+                            PAPER,
+                            piq_map.figure_of(gc),
+                            f"hot{hot}",
+                            scheme,
+                            (
+                                "--preset",
+                                PRESET,
+                                *sets,
+                                *piq_map.gc_args(gc),
+                                "--synthetic",
+                                f"{{work}}/{name}",
+                            ),
+                            tags,
+                            ((name, text),),
+                        )
                     )
-                )
     return result
 
 
-def _found(runs: list[Run], quick: bool, kind: str, base: str) -> _maps.Cells:
+def _found(runs: list[Run], quick: bool, kind: str, base: str, gc: str = "none") -> _maps.Cells:
     metric = _maps.ratio_of(f"latency_us.{kind}.mean", "vios", base)
-    return _maps.cells(runs, FIGURE, grid(quick), metric, base, piq_map.span_ns(quick))
+    return _maps.cells(
+        runs, piq_map.figure_of(gc), grid(quick, gc), metric, base, piq_map.span_ns(quick)
+    )
 
 
 def _target(kind: str, base: str) -> _maps.Target:
@@ -77,104 +95,124 @@ def _target(kind: str, base: str) -> _maps.Target:
     )
 
 
-def sentences(runs: list[Run], quick: bool) -> dict[tuple[str, str], str]:
-    """(read/write, baseline) -> where ours reaches the paper's value."""
+def sentences(runs: list[Run], quick: bool, gc: str = "none") -> dict[tuple[str, str], str]:
+    """(read/write, baseline) -> where ours reaches the paper's value, at one GC pressure."""
     return {
         (kind, base): _maps.where_sentence(
-            "VIOS", grid(quick), _found(runs, quick, kind, base), _target(kind, base)
+            "VIOS", grid(quick, gc), _found(runs, quick, kind, base, gc), _target(kind, base)
         )
         for kind, base in CLAIMS
     }
 
 
+def _mine(runs: list[Run]) -> list[Run]:
+    return [r for r in runs if r.point.figure in (FIGURE, piq_map.GC_FIGURE)]
+
+
 def figures(runs: list[Run], quick: bool) -> list[Figure]:
-    mine = [r for r in runs if r.point.figure == FIGURE]
+    mine = _mine(runs)
     if not mine:
         return []
-    g = grid(quick)
-    said = sentences(mine, quick)
+    said = {gc: sentences(mine, quick, gc) for gc in piq_map.GC_STATES}
     result = []
-    for kind in ("read", "write"):
-        bases = [b for b in ("noop", "piq") if (kind, b) in CLAIMS]
-        series, dashed = _maps.series_against(
-            g, {base: _found(mine, quick, kind, base) for base in ("noop", "piq")}, SCHEMES
-        )
-        levels = {f"{100 * (PAPER_VS_NOOP[kind] - 1):+.1f} % vs NOOP": PAPER_VS_NOOP[kind]}
-        if kind == "write":
-            levels[f"{100 * (PAPER_WRITE_VS_PIQ - 1):+.2f} % vs PIQ (12K)"] = PAPER_WRITE_VS_PIQ
-        claims = []
-        for base in bases:
-            top = _maps.best(g, _found(mine, quick, kind, base), _target(kind, base))
-            paper = _target(kind, base).value
-            claims.append(
-                Claim(
-                    f"VIOS {kind} latency vs {SCHEMES[base]}, best point of the map (hot chips x "
-                    f"load; `vios-map-{kind}`)",
-                    100 * (paper - 1),
-                    100 * (paper - 1),
-                    None if top is None else 100 * (top[0] - 1),
-                    where=said[(kind, base)],
+    for gc in piq_map.GC_STATES:
+        g = grid(quick, gc)
+        suffix = "" if gc == "none" else "-gc"
+        for kind in ("read", "write"):
+            bases = [b for b in ("noop", "piq") if (kind, b) in CLAIMS]
+            found = {base: _found(mine, quick, kind, base, gc) for base in ("noop", "piq")}
+            series, dashed = _maps.series_against(g, found, SCHEMES)
+            levels = {f"{100 * (PAPER_VS_NOOP[kind] - 1):+.1f} % vs NOOP": PAPER_VS_NOOP[kind]}
+            if kind == "write":
+                levels[f"{100 * (PAPER_WRITE_VS_PIQ - 1):+.2f} % vs PIQ (12K)"] = PAPER_WRITE_VS_PIQ
+            claims = []
+            for base in bases:
+                top = _maps.best(g, found[base], _target(kind, base))
+                paper = _target(kind, base).value
+                claims.append(
+                    Claim(
+                        f"VIOS {kind} latency vs {SCHEMES[base]}, best point of the map (hot "
+                        f"chips x load, {piq_map.GC_NAMES[gc]}; `vios-map-{kind}{suffix}`)",
+                        100 * (paper - 1),
+                        100 * (paper - 1),
+                        None if top is None else 100 * (top[0] - 1),
+                        where=said[gc][(kind, base)],
+                    )
+                )
+            text = " ".join(
+                f"Against {SCHEMES[b]}{' (dashed)' if b == 'piq' else ''}: {said[gc][(kind, b)]}"
+                for b in bases
+            )
+            # The paper's claims get the sentences of every GC state (the aged map comes last,
+            # so its `where` is the one annotate() keeps).
+            where = {
+                CLAIMS[(kind, b)]: " ".join(
+                    f"{_maps.upper_first(piq_map.GC_NAMES[state])}: {said[state][(kind, b)]}"
+                    for state in piq_map.GC_STATES
+                )
+                for b in bases
+            }
+            result.append(
+                Figure(
+                    PAPER,
+                    f"map-{kind}{suffix}",
+                    f"Where VIOS's {kind} latency gain appears: hot chips x offered load, "
+                    + ("no GC" if gc == "none" else "steady-state GC"),
+                    f"{text} Preset {PRESET} with VIOS's settings at {STAGE} P/E (program 600 "
+                    f"us, process variation), {piq_map.GC_NAMES[gc]}; the PIQ map's workloads "
+                    "(50 % reads of 8-10 KiB, 90 % of pages on the hot chips, Poisson, "
+                    f"{piq_map.requests(quick)} requests); ratio = VIOS's mean {kind} latency / "
+                    "the baseline's. The paper's values are means over its Table 1 workloads, "
+                    "whose skew, load and drive state it does not give.",
+                    "lines",
+                    "offered load (fraction of the drive's channel bandwidth)",
+                    f"VIOS {kind} latency / baseline's (1 = baseline)",
+                    [str(x) for x in g.xs],
+                    series,
+                    paper_levels=levels,
+                    baseline="baseline",
+                    dashed=dashed,
+                    gaps="Where the effect appears",
+                    claims=claims,
+                    points=[r.point for r in mine if r.point.figure == piq_map.figure_of(gc)],
+                    log_x=True,
+                    where=where,
+                    overloaded=_maps.behind_against(g, found, SCHEMES),
                 )
             )
-        text = " ".join(
-            f"Against {SCHEMES[b]}{' (dashed)' if b == 'piq' else ''}: {said[(kind, b)]}"
-            for b in bases
-        )
-        result.append(
-            Figure(
-                PAPER,
-                f"map-{kind}",
-                f"Where VIOS's {kind} latency gain appears: hot chips x offered load",
-                f"{text} Preset {PRESET} with VIOS's settings at {STAGE} P/E (program 600 us, "
-                "process variation); the PIQ map's workloads (50 % reads of 8-10 KiB, 90 % of "
-                f"pages on the hot chips, Poisson, {piq_map.requests(quick)} requests); ratio = "
-                f"VIOS's mean {kind} latency / the baseline's. The paper's values are means over "
-                "its Table 1 workloads, whose skew and load it does not give.",
-                "lines",
-                "offered load (fraction of the drive's channel bandwidth)",
-                f"VIOS {kind} latency / baseline's (1 = baseline)",
-                [str(x) for x in g.xs],
-                series,
-                paper_levels=levels,
-                baseline="baseline",
-                dashed=dashed,
-                gaps="Where the effect appears",
-                claims=claims,
-                points=[r.point for r in mine],
-                log_x=True,
-                where={CLAIMS[(kind, b)]: said[(kind, b)] for b in bases},
-            )
-        )
     return result
 
 
 def markdown(runs: list[Run], quick: bool) -> list[str]:
     """docs/results/vios.md's "Where the effect appears", from the map's runs."""
-    mine = [r for r in runs if r.point.figure == FIGURE]
+    mine = _mine(runs)
     if not mine:
         return []
-    g = grid(quick)
-    said = sentences(mine, quick)
     lines = [
         "## Where the effect appears",
         "",
         "VIOS's headline (-17.7 % read and -22.9 % write latency against NOOP on average, "
-        "-7.71 % write latency against PIQ at 12K P/E) mapped over hot chips x offered load "
-        "(figures `vios-map-read` and `vios-map-write`, python/flashlane/reproduce/vios_map.py): "
+        "-7.71 % write latency against PIQ at 12K P/E) mapped over hot chips x offered load x "
+        "GC pressure (figures `vios-map-read`, `vios-map-write` without GC, `vios-map-read-gc`, "
+        "`vios-map-write-gc` with it; python/flashlane/reproduce/vios_map.py): "
         f"PIQ's map workloads ({piq_map.requests(quick)} synthetic requests, half reads of 8-10 "
         "KiB, 90 % of pages on the hot chips, Poisson arrivals at a fraction of the channel "
         f"bandwidth) on `{PRESET}` with VIOS's settings at {STAGE} P/E. Cells: VIOS's mean "
         "latency over the baseline's.",
         "",
     ]
-    for kind, base in CLAIMS:
-        lines += [
-            f"**{kind.capitalize()} latency, VIOS / {SCHEMES[base]}** (load across):",
-            "",
-            *_maps.markdown_table(g, _found(mine, quick, kind, base), "hot chips", 3),
-            "",
-            f"Computed from the data: *{said[(kind, base)]}*",
-            "",
-        ]
+    for gc in piq_map.GC_STATES:
+        g = grid(quick, gc)
+        said = sentences(mine, quick, gc)
+        lines += [f"### {_maps.upper_first(piq_map.GC_NAMES[gc])}", ""]
+        for kind, base in CLAIMS:
+            lines += [
+                f"**{kind.capitalize()} latency, VIOS / {SCHEMES[base]}** (load across):",
+                "",
+                *_maps.markdown_table(g, _found(mine, quick, kind, base, gc), "hot chips", 3),
+                "",
+                f"Computed from the data: *{said[(kind, base)]}*",
+                "",
+            ]
     lines += [_maps.BEHIND_NOTE, ""]
     return lines
