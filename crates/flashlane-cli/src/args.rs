@@ -37,6 +37,25 @@ impl DeviceArgs {
             .collect()
     }
 
+    /// What was put over the preset, for the run's header: "config FILE merged over preset
+    /// NAME", "N --set overrides", both or neither (a run labelled only with the preset's name
+    /// would look like the preset).
+    pub fn changes_to_the_preset(&self) -> Option<String> {
+        let mut parts = Vec::new();
+        if let (Some(name), Some(path)) = (&self.preset, &self.config) {
+            parts.push(format!(
+                "config {} merged over preset {name}",
+                path.display()
+            ));
+        }
+        match self.set.len() {
+            0 => {}
+            1 => parts.push("1 --set override".to_string()),
+            n => parts.push(format!("{n} --set overrides")),
+        }
+        (!parts.is_empty()).then(|| parts.join("; "))
+    }
+
     pub fn overrides(&self) -> Result<Vec<(String, String)>, Error> {
         self.set.iter().map(|s| parse_override(s)).collect()
     }

@@ -157,7 +157,16 @@ fn run(args: RunArgs) -> Result<(), Error> {
     display.finish();
     let (summary, log) = result?;
     let whole_run_s = started.elapsed().as_secs_f64();
-    output::print_report(&output::render_text(&summary, whole_run_s), outputs)?;
+    let mut text = output::render_text(&summary, whole_run_s);
+    if let Some(changes) = args.device.changes_to_the_preset() {
+        // Under the header's first line, which names the config as its `name` says.
+        let at = text.find('\n').map_or(text.len(), |i| i + 1);
+        text.insert_str(
+            at,
+            &format!("  {changes} (the config echo in --json holds it whole)\n"),
+        );
+    }
+    output::print_report(&text, outputs)?;
     output::write_summary_outputs(
         args.json.as_deref(),
         &summary,

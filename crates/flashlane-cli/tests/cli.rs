@@ -856,3 +856,44 @@ fn a_count_of_one_reads_singular() {
     assert!(text.contains("(disksim): 1 record\n"), "{text}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The run's header says what was put over the preset (a partial config file, --set
+/// overrides), so a changed run is not labelled as the bare preset.
+#[test]
+fn the_header_names_what_was_merged_over_the_preset() {
+    let partial = temp("partial.toml");
+    std::fs::write(&partial, "[ftl]\nmapping_cache_bytes = 0\n").unwrap();
+    let header = |extra: &[&str]| {
+        let out = flashlane()
+            .args(["run", "--preset", "mqsim-ssd", "--trace"])
+            .arg(trace("tpcc-small.mqsim"))
+            .args(["--max-requests", "50"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        text.lines().take(2).collect::<Vec<_>>().join("\n")
+    };
+    let merged = header(&[
+        "--config",
+        partial.to_str().unwrap(),
+        "--set",
+        "ftl.gc_threshold_fraction=0.1",
+    ]);
+    let expected = format!(
+        "config {} merged over preset mqsim-ssd; 1 --set override",
+        partial.display()
+    );
+    assert!(merged.contains(&expected), "{merged}");
+    let plain = header(&[]);
+    assert!(
+        !plain.contains("merged") && !plain.contains("--set"),
+        "{plain}"
+    );
+    std::fs::remove_file(partial).unwrap();
+}
