@@ -503,7 +503,7 @@ fn warnings_are_printed_and_written_by_run_and_compare() {
     );
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
-        text.contains("warning [host_queue_never_held_two] (noop, deadline): ")
+        text.contains("warning [host_queue_never_held_two] (deadline): ")
             && text.contains("host schedulers cannot differ"),
         "{text}"
     );

@@ -980,6 +980,7 @@ impl Replayer {
             device_filter: spec.run.traces.iter().find_map(|t| t.device),
             backstep_tolerance_ns: spec.run.traces[0].options.backstep_tolerance_ns,
             host_queue_length: u64::from(config.host.queue_length_requests),
+            host_scheduler_reorders: config.host.scheduler.name() != "noop",
             reports: &reports,
             notes: &notes,
             records: self.pacing.records(),

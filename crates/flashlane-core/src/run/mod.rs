@@ -347,6 +347,7 @@ fn run_checked(
         device_filter: spec.traces.iter().find_map(|t| t.device),
         backstep_tolerance_ns: spec.traces[0].options.backstep_tolerance_ns,
         host_queue_length: u64::from(config.host.queue_length_requests),
+        host_scheduler_reorders: config.host.scheduler.name() != "noop",
         reports: &reports,
         notes: &notes,
         records: results.records,

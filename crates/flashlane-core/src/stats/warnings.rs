@@ -36,6 +36,9 @@ pub struct WarningInputs<'a> {
     pub device_filter: Option<u32>,
     pub backstep_tolerance_ns: u64,
     pub host_queue_length: u64,
+    /// The host scheduler may reorder (any but `noop`): only then does a host queue that
+    /// never held two requests hide an effect.
+    pub host_scheduler_reorders: bool,
     pub reports: &'a [SourceReport],
     pub notes: &'a [ReaderNotes],
     /// Trace records simulated (warm-up included) and measured requests completed.
@@ -191,7 +194,7 @@ pub fn warnings(w: &WarningInputs) -> Vec<Warning> {
             }
         }
     }
-    if w.completed >= 2 && shape.host_queue_max < 2 {
+    if w.completed >= 2 && shape.host_queue_max < 2 && w.host_scheduler_reorders {
         push(
             "host_queue_never_held_two",
             1,
