@@ -35,7 +35,7 @@ TRACES = REPO / "traces"
 
 needs_cli = pytest.mark.skipif(
     not os.environ.get("FLASHLANE_BIN"),
-    reason="needs the release CLI: set FLASHLANE_BIN (./scripts/test.sh does)",
+    reason="needs the CLI: set FLASHLANE_BIN (./scripts/test.sh does)",
 )
 
 
