@@ -10,9 +10,6 @@
 //! unrelated changes (std's `pop` stopped being inlined twice, each time +2 % instructions:
 //! docs/performance.md).
 
-/// Children of a heap node.
-const ARITY: usize = 2;
-
 /// A scheduled event: `payload` happens at the time in the high 64 bits of `key`; the low 64
 /// bits are the insertion sequence, so one integer comparison orders by (time, sequence).
 #[derive(Debug, Clone, Copy)]
@@ -86,7 +83,7 @@ impl<E: Copy> EventQueue<E> {
         let mut hole = self.heap.len();
         self.heap.push(entry);
         while hole > 0 {
-            let parent = (hole - 1) / ARITY;
+            let parent = (hole - 1) / 2;
             if self.heap[parent].key <= entry.key {
                 break;
             }
@@ -125,14 +122,14 @@ impl<E: Copy> EventQueue<E> {
             child += usize::from(heap[child + 1].key < heap[child].key);
             heap[hole] = heap[child];
             hole = child;
-            child = ARITY * hole + 1;
+            child = 2 * hole + 1;
         }
         if child + 1 == len {
             heap[hole] = heap[child];
             hole = child;
         }
         while hole > 0 {
-            let parent = (hole - 1) / ARITY;
+            let parent = (hole - 1) / 2;
             if heap[parent].key <= entry.key {
                 break;
             }
