@@ -473,6 +473,23 @@ def figures(quick_all: tuple[Path, dict]) -> dict[str, Figure]:
     return quick_figures(quick_all[0])
 
 
+@pytest.fixture(scope="module")
+def rendered(figures: dict[str, Figure]):
+    """Every figure rendered and drawn once for the module's tests that look at all of them
+    (rendering is most of their time); closed at the module's end."""
+    import matplotlib.pyplot as plt
+
+    made = {}
+    # All open at once, on purpose: pyplot's warning past 20 open figures does not apply.
+    with plt.rc_context({"figure.max_open_warning": 0}):
+        for key, figure in figures.items():
+            made[key] = render(figure)
+            made[key].canvas.draw()
+    yield made
+    for fig in made.values():
+        plt.close(fig)
+
+
 @pytest.fixture
 def drawn():
     """render(figure), drawn on its canvas (so that extents are known); the figure drawn
@@ -630,7 +647,9 @@ def test_every_map_says_where_ours_reaches_the_paper(quick_all: tuple[Path, dict
     assert "`" not in report
 
 
-def test_paper_values_are_drawn_or_the_caption_says_why(figures: dict[str, Figure], drawn) -> None:
+def test_paper_values_are_drawn_or_the_caption_says_why(
+    figures: dict[str, Figure], rendered
+) -> None:
     assert set(figures) >= WITH_PAPER_NUMBERS
     for key, figure in figures.items():
         if key in WITH_PAPER_NUMBERS:
@@ -638,7 +657,7 @@ def test_paper_values_are_drawn_or_the_caption_says_why(figures: dict[str, Figur
         if not figure.draws_paper():
             assert "No paper values drawn: " in figure.full_caption(), key
             continue
-        ax = drawn(figure).axes[0]
+        ax = rendered[key].axes[0]
         diamonds = [
             y for line in ax.lines if line.get_marker() == "D" for y in line.get_ydata() if y == y
         ]
@@ -673,11 +692,11 @@ def test_paper_means_sit_on_their_series_bars(figures: dict[str, Figure], drawn)
         assert ours[-1] == pytest.approx(sum(ours[:-1]) / len(ours[:-1]))
 
 
-def test_legends_cover_no_bar_line_or_title(figures: dict[str, Figure], drawn) -> None:
+def test_legends_cover_no_bar_line_or_title(figures: dict[str, Figure], rendered) -> None:
     """SOS Fig. 6's legend covered bars; every legend is now outside the axes and their title."""
     assert "sos-fig6" in figures
-    for key, figure in figures.items():
-        fig = drawn(figure)
+    for key in figures:
+        fig = rendered[key]
         ax = fig.axes[0]
         renderer = fig.canvas.get_renderer()
         legends = [*fig.legends, *([ax.get_legend()] if ax.get_legend() else [])]
