@@ -29,6 +29,8 @@ bandwidth for host writes is several times lower, so its map (figures ``map-read
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+
 from flashlane.reproduce import _maps
 from flashlane.reproduce._core import Claim, Figure, Point, Run
 
@@ -134,27 +136,41 @@ def gc_args(gc: str) -> list[str]:
 
 
 def points(quick: bool) -> list[Point]:
+    return hot_load_points(PAPER, "PIQ map", quick, grid, SCHEMES, scheme_args)
+
+
+def hot_load_points(
+    paper: str,
+    label: str,
+    quick: bool,
+    grid_of: Callable[[bool, str], _maps.Grid],
+    schemes: Iterable[str],
+    args_of: Callable[[str], list[str]],
+) -> list[Point]:
+    """The points of a hot chips x offered load map (PIQ's, and VIOS's on the same
+    workloads) on `PRESET`, per GC state: one synthetic spec per cell, each scheme's `--set`s
+    from `args_of`."""
     result = []
     for gc in GC_STATES:
-        g = grid(quick, gc)
+        g = grid_of(quick, gc)
         for hot in g.lines:
             for load in g.xs:
-                name = f"piq-map-hot{hot}-load{load}.toml"
-                text = spec_text(hot, load, requests(quick), "PIQ map")
+                name = f"{paper}-map-hot{hot}-load{load}.toml"
+                text = spec_text(hot, load, requests(quick), label)
                 tags: tuple = (("hot_chips", hot), ("offered_load", load))
                 if gc != "none":
                     tags += (("gc", gc),)
-                for scheme in SCHEMES:
+                for scheme in schemes:
                     result.append(
                         Point(
-                            PAPER,
+                            paper,
                             figure_of(gc),
                             f"hot{hot}",
                             scheme,
                             (
                                 "--preset",
                                 PRESET,
-                                *scheme_args(scheme),
+                                *args_of(scheme),
                                 *gc_args(gc),
                                 "--synthetic",
                                 f"{{work}}/{name}",

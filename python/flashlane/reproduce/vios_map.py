@@ -46,37 +46,10 @@ def points(quick: bool) -> list[Point]:
     # definition of the configurations without an import cycle at load time.
     from flashlane.reproduce import vios
 
-    result = []
-    for gc in piq_map.GC_STATES:
-        g = grid(quick, gc)
-        for hot in g.lines:
-            for load in g.xs:
-                name = f"vios-map-hot{hot}-load{load}.toml"
-                text = piq_map.spec_text(hot, load, piq_map.requests(quick), "VIOS map")
-                tags: tuple = (("hot_chips", hot), ("offered_load", load))
-                if gc != "none":
-                    tags += (("gc", gc),)
-                for scheme in SCHEMES:
-                    sets = [a for s in vios.settings(STAGE, scheme) for a in ("--set", s)]
-                    result.append(
-                        Point(
-                            PAPER,
-                            piq_map.figure_of(gc),
-                            f"hot{hot}",
-                            scheme,
-                            (
-                                "--preset",
-                                PRESET,
-                                *sets,
-                                *piq_map.gc_args(gc),
-                                "--synthetic",
-                                f"{{work}}/{name}",
-                            ),
-                            tags,
-                            ((name, text),),
-                        )
-                    )
-    return result
+    def args_of(scheme: str) -> list[str]:
+        return [a for s in vios.settings(STAGE, scheme) for a in ("--set", s)]
+
+    return piq_map.hot_load_points(PAPER, "VIOS map", quick, grid, SCHEMES, args_of)
 
 
 def _found(runs: list[Run], quick: bool, kind: str, base: str, gc: str = "none") -> _maps.Cells:

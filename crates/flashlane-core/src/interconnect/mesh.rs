@@ -44,6 +44,15 @@ impl MeshShape {
         Ok(())
     }
 
+    /// (controllers, routers) of a mesh of `controllers` controllers, for the energy model:
+    /// one router per chip, counted without building the mesh's tables.
+    pub fn controllers_and_routers(geometry: &Geometry, controllers: u32) -> (u64, u64) {
+        (
+            u64::from(controllers),
+            u64::from(geometry.channels) * u64::from(geometry.chips_per_channel),
+        )
+    }
+
     pub fn new(geometry: &Geometry, controllers: u32) -> Self {
         let (rows, columns) = (geometry.channels, geometry.chips_per_channel);
         let west = controllers.min(rows);

@@ -81,8 +81,7 @@ impl InterconnectKind for NoSsdConfig {
         LinkPower::Link
     }
     fn controllers_and_routers(&self, geometry: &Geometry) -> (u64, u64) {
-        let routers = MeshShape::new(geometry, self.controllers_count).routers();
-        (self.controllers_count as u64, routers as u64)
+        MeshShape::controllers_and_routers(geometry, self.controllers_count)
     }
 }
 
