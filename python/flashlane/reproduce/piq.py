@@ -41,55 +41,20 @@ from flashlane.reproduce._core import (
     with_mean,
     within_text,
 )
+from flashlane.reproduce.piq_platform import (
+    BASE,
+    MAIN_PLATFORM,
+    PLATFORM_PRESETS,
+    PLATFORM_SCHEMES,
+    PLATFORMS,
+    PRESET,
+    scheme_settings,
+)
 
 PAPER = "piq"
 TITLE = "PIQ: Parallel Issue Queuing for conflict-free reads and writes"
-PRESET = "ssdsim-platform"
 #: The figures `--results` draws into OUT/figures/ for docs/results/piq.md (docs/results/figures/).
 KEY_FIGURES = ("fig8a", "fig8b", "map-read", "map-write", "map-read-gc", "map-write-gc")
-# The earlier readings run on the plain SSD preset with these settings on top.
-PLAIN_PRESET = "ssdsim-mlc-8x8"
-BASE = ["precondition.fill_fraction=1.0", "device.scheduler.kind=ssdsim"]
-PLATFORMS = {
-    # The preset as it is: everything is in it.
-    "ssdsim": [],
-    "host_queue": [
-        "host.queue_length_requests=64",
-        "device.queue_depth_requests=64",
-    ],
-    "shared_queue": [
-        "host.queue_length_requests=64",
-        "host.queue_includes_outstanding=true",
-        # Never the bound: the shared queue (at most 512 in the sweep) is.
-        "device.queue_depth_requests=512",
-    ],
-}
-PLATFORM_PRESETS = {"ssdsim": PRESET, "host_queue": PLAIN_PRESET, "shared_queue": PLAIN_PRESET}
-# How the fork hands requests over under its PIQ (scheduling algorithm 1): every waiting
-# request at once, only while every channel is idle; the order is the PIQ passes'.
-FORK_PIQ = [
-    "host.scheduler.issue_rule=ssdsim_passes",
-    "host.handover_per_pass=all",
-    "host.handover_needs_idle_channels=true",
-]
-SCHEMES = {
-    "noop": ["host.scheduler.kind=noop"],
-    # SSDsim's NOOP-D (scheduling algorithm 0): FIFO, one per pass, only with idle channels.
-    "noop_d": ["host.scheduler.kind=noop", "host.handover_needs_idle_channels=true"],
-    "rws": ["host.scheduler.kind=rws"],
-    "piq_r": ["host.scheduler.kind=piq_r"],
-    "piq_w": ["host.scheduler.kind=piq_w"],
-    "piq": ["host.scheduler.kind=piq"],
-    "piq_r_cycles": ["host.scheduler.kind=piq_r", "host.scheduler.batch_cycles=true"],
-    "piq_w_cycles": ["host.scheduler.kind=piq_w", "host.scheduler.batch_cycles=true"],
-    "piq_cycles": ["host.scheduler.kind=piq", "host.scheduler.batch_cycles=true"],
-}
-PLATFORM_SCHEMES = {
-    "ssdsim": ["noop", "noop_d", "rws", "piq_r", "piq_w", "piq"],
-    "host_queue": [s for s in SCHEMES if s != "noop_d"],
-    # RWS never holds a request, so on the shared queue it issues exactly as NOOP does.
-    "shared_queue": ["noop", "rws", "piq", "piq_cycles"],
-}
 TRACES = [
     ("tpcc-small.mqsim", "mqsim"),
     ("websearch-small.mqsim", "mqsim"),
@@ -120,7 +85,6 @@ QUICK_SWEEP_WORKLOADS = ["piq_r484454_w15445"]
 # `flashlane reproduce piq --quick` runs the main platform and one stand-in only (the results
 # set's --quick keeps every platform and whole traces).
 FIGURE8_SCHEMES = ["rws", "piq_r", "piq_w", "piq"]
-MAIN_PLATFORM = "ssdsim"
 
 
 def stand_in_requests(quick: bool) -> tuple[int, int]:
@@ -136,21 +100,6 @@ def workload_args(workload: str, quick: bool, traces: str = "{traces}") -> list[
             return ["--trace", f"{traces}/{name}", "--format", layout, "--remap-addresses"]
     total, warmup = stand_in_requests(quick)
     return ["--profile", workload, "--max-requests", str(total), "--warmup-requests", str(warmup)]
-
-
-#: The earlier platforms ran our batch lists, the PIQ kinds' default before issue 31; they name
-#: them, so their results stay what they were (docs/models/piq.md, "Two issue rules").
-BATCH_LISTS = ["host.scheduler.issue_rule=batch_lists"]
-
-
-def scheme_settings(platform: str, scheme: str) -> list[str]:
-    """The `--set`s of one scheme on one platform: on ``ssdsim`` the RWS and PIQ kinds run as
-    the fork's PIQ does (FORK_PIQ); on the earlier platforms with our batch lists
-    (BATCH_LISTS)."""
-    settings = list(SCHEMES[scheme])
-    if scheme in ("noop", "noop_d"):
-        return settings
-    return settings + (FORK_PIQ if platform == "ssdsim" else BATCH_LISTS)
 
 
 def run_args(

@@ -32,11 +32,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from flashlane.reproduce import _maps
-from flashlane.reproduce._core import Claim, Figure, Point, Run
+from flashlane.reproduce._core import Claim, Figure, Point, Run, get
+from flashlane.reproduce.piq_platform import MAIN_PLATFORM, PRESET, scheme_settings
 
 PAPER = "piq"
 FIGURE = "map"
-PRESET = "ssdsim-platform"
 #: ssdsim-platform: 8 buses of 0.04 B/ns (timing.channel_bytes_per_ns), 64 chips, 2 KiB pages.
 CHANNELS = 8
 CHANNEL_BYTES_PER_NS = 0.04
@@ -124,11 +124,7 @@ def spec_text(hot: int, load: float, count: int, label: str) -> str:
 
 def scheme_args(scheme: str) -> list[str]:
     """The `--set`s of one scheme on the paper's platform (as the main set runs it)."""
-    # piq.py imports this module for its sets; importing it back at call time keeps one
-    # definition of the schemes without an import cycle at load time.
-    from flashlane.reproduce import piq
-
-    return [a for s in piq.scheme_settings(piq.MAIN_PLATFORM, scheme) for a in ("--set", s)]
+    return [a for s in scheme_settings(MAIN_PLATFORM, scheme) for a in ("--set", s)]
 
 
 def gc_args(gc: str) -> list[str]:
@@ -334,8 +330,6 @@ def markdown(runs: list[Run], quick: bool) -> list[str]:
 
 def _gc_note(runs: list[Run], quick: bool) -> str:
     """What the aged drive does: its write amplification and GC runs under NOOP, per skew."""
-    from flashlane.reproduce._core import get
-
     parts = []
     for hot in grid(quick, "aged").lines:
         noop = [

@@ -18,10 +18,10 @@ from typing import Any
 
 from flashlane.reproduce import sos_map
 from flashlane.reproduce._core import Claim, Figure, Point, Run, get, percent_change, ratio
+from flashlane.reproduce.sos_platform import CONFIGS, PRESET
 
 PAPER = "sos"
 TITLE = "SOS: Software-Based Out-of-Order Scheduling for NAND flash SSDs"
-PRESET = "sos-4x4"
 #: The figures `--results` draws into OUT/figures/ for docs/results/sos.md (docs/results/figures/).
 KEY_FIGURES = ("fig6", "map-sos", "map-qsl", "map-whm", "map-sos-gc", "map-qsl-gc", "map-whm-gc")
 TRACES = {
@@ -33,25 +33,6 @@ TRACES = {
 STANDINS = ("Bonnie++", "Postmark", "Financial2")
 #: Requests a stand-in run replays (the full set; the quick set replays QUICK_REQUESTS).
 STANDIN_REQUESTS = 20_000
-CONFIGS = {
-    "IOS": ["device.scheduler.kind=in_order"],
-    "HOS": ["device.scheduler.kind=out_of_order"],
-    "SOS(QSL)": [
-        "device.scheduler.kind=sos",
-        "device.scheduler.queue_size_leveller=true",
-        "device.scheduler.write_hit_manager=false",
-    ],
-    "SOS(WHM)": [
-        "device.scheduler.kind=sos",
-        "device.scheduler.queue_size_leveller=false",
-        "device.scheduler.write_hit_manager=true",
-    ],
-    "SOS": [
-        "device.scheduler.kind=sos",
-        "device.scheduler.queue_size_leveller=true",
-        "device.scheduler.write_hit_manager=true",
-    ],
-}
 QUICK_REQUESTS = 3000
 #: Load factors of the open-loop sweep: requests arrive at trace time / factor
 #: (``--time-scale 1/factor``). Our reading of "load": the paper replays at one unknown speed.

@@ -24,10 +24,10 @@ from __future__ import annotations
 
 from flashlane.reproduce import _maps
 from flashlane.reproduce._core import Claim, Figure, Point, Run
+from flashlane.reproduce.sos_platform import CONFIGS, PRESET
 
 PAPER = "sos"
 FIGURE = "map"
-PRESET = "sos-4x4"
 #: sos-4x4: 4 buses of 0.05 B/ns (timing.channel_bytes_per_ns).
 CHANNELS = 4
 CHANNEL_BYTES_PER_NS = 0.05
@@ -140,10 +140,6 @@ def spec_text(bucket: tuple[int, int], load: float, count: int) -> str:
 
 
 def points(quick: bool) -> list[Point]:
-    # sos.py imports this module for its sets; importing it back at call time keeps one
-    # definition of the configurations without an import cycle at load time.
-    from flashlane.reproduce import sos
-
     result = []
     for gc, gc_sets in GC_STATES.items():
         for bucket in distances(quick, gc):
@@ -153,8 +149,8 @@ def points(quick: bool) -> list[Point]:
                 tags: tuple = (("rewrite_distance_writes", bucket[1]), ("offered_load", load))
                 if gc != "none":
                     tags += (("gc", gc),)
-                for config in sos.CONFIGS:
-                    sets = [a for s in [*sos.CONFIGS[config], *gc_sets] for a in ("--set", s)]
+                for config in CONFIGS:
+                    sets = [a for s in [*CONFIGS[config], *gc_sets] for a in ("--set", s)]
                     result.append(
                         Point(
                             PAPER,

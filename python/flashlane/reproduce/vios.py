@@ -20,7 +20,7 @@ import statistics
 from collections.abc import Mapping
 from typing import Any
 
-from flashlane.reproduce import piq, piq_map, vios_map
+from flashlane.reproduce import piq_map, vios_map
 from flashlane.reproduce._core import (
     Claim,
     Figure,
@@ -39,10 +39,16 @@ from flashlane.reproduce._core import (
     with_mean,
     within_text,
 )
+from flashlane.reproduce.vios_platform import (
+    CONFIGS,
+    PRESET,
+    RESULTS_PLATFORMS,
+    RESULTS_PRESET,
+    settings,
+)
 
 PAPER = "vios"
 TITLE = "VIOS: a variation-aware I/O scheduler for flash SSDs"
-PRESET = "ssdsim-platform"
 #: The figures `--results` draws into OUT/figures/ for docs/results/vios.md (docs/results/figures/).
 KEY_FIGURES = ("fig5", "fig6", "map-read", "map-write", "map-read-gc", "map-write-gc")
 TRACES = [
@@ -53,25 +59,6 @@ TRACES = [
     ("websearch-small.mqsim", "mqsim"),
 ]
 STAGES = [6000, 9000, 12000, 15000]
-# The fork's hand-over under its PIQ, for every scheduler that reorders.
-FORK_HANDOVER = ["host.handover_per_pass=all", "host.handover_needs_idle_channels=true"]
-CONFIGS = {
-    "noop": ["host.scheduler.kind=noop"],
-    "piq": ["host.scheduler.kind=piq", *piq.FORK_PIQ],
-    "vios-": ["host.scheduler.kind=vios", *FORK_HANDOVER],
-    "vios": [
-        "host.scheduler.kind=vios",
-        "ftl.block_choice=fastest_for_conflicts",
-        *FORK_HANDOVER,
-    ],
-}
-# Everything else is in the preset.
-PLATFORM: list[str] = []
-PAPER_TIMING = [
-    "timing.page_program_ns=600000",
-    "timing.page_read_ns=20000",
-    "timing.block_erase_ns=1500000",
-]
 # Fig. 7: VIOS's write latency reduction relative to PIQ at 6K, 9K, 12K, 15K P/E (percent).
 PAPER_FIG7 = [2.25, 5.25, 7.71, 9.63]
 # The full set: the three traces of docs/results/vios.md's claims at every stage, the first
@@ -129,19 +116,6 @@ def run_args(
     for setting in settings(pe, config, platform):
         args += ["--set", setting]
     return args
-
-
-def settings(pe: int, config: str, platform: str | None = None) -> list[str]:
-    """The `--set`s of one VIOS configuration at `pe` P/E cycles: the paper's timings, the
-    drive filled, process variation on, the platform's and the scheduler's settings."""
-    return [
-        *PAPER_TIMING,
-        "precondition.fill_fraction=1.0",
-        "variation.enabled=true",
-        f"variation.initial_pe_cycles={pe}",
-        *(PLATFORM if platform is None else RESULTS_PLATFORMS[platform]),
-        *CONFIGS[config],
-    ]
 
 
 def points(quick: bool) -> list[Point]:
@@ -409,18 +383,6 @@ def _table1(runs: list[Run], quick: bool) -> Figure:
 
 # --- the results set: docs/results/vios.md ---------------------------------------------------
 
-#: The results set's SSD: the plain preset, the platform's queueing from RESULTS_PLATFORMS.
-RESULTS_PRESET = piq.PLAIN_PRESET
-RESULTS_PLATFORMS = {
-    # SSDsim's device order with PIQ's `host_queue` reading (a host I/O queue of 64 in front of
-    # SSDsim's request queue of 64): the first reading of the paper's platform.
-    "ssdsim": ["device.scheduler.kind=ssdsim", *piq.PLATFORMS["host_queue"]],
-    # The same device with PIQ's `shared_queue` reading (the I/O queue is SSDsim's request
-    # queue, outstanding requests included). Not in the default set.
-    "ssdsim_shared": ["device.scheduler.kind=ssdsim", *piq.PLATFORMS["shared_queue"]],
-    # The preset's own device scheduler and queues (the first VIOS experiment).
-    "default": [],
-}
 RESULTS_FULL_PLATFORMS = ["ssdsim", "default"]
 RESULTS_QUICK_PLATFORMS = ["ssdsim"]
 RESULTS_QUICK_TRACES = TRACES[:2]

@@ -20,10 +20,10 @@ from __future__ import annotations
 
 from flashlane.reproduce import _maps, piq_map
 from flashlane.reproduce._core import Claim, Figure, Point, Run
+from flashlane.reproduce.vios_platform import PRESET, settings
 
 PAPER = "vios"
 FIGURE = "map"
-PRESET = piq_map.PRESET
 STAGE = 12000
 SCHEMES = {"noop": "NOOP", "piq": "PIQ", "vios": "VIOS"}
 #: The paper's averages as ratios: VIOS vs NOOP (read, write), VIOS vs PIQ (write, 12K P/E).
@@ -42,12 +42,8 @@ def grid(quick: bool, gc: str = "none") -> _maps.Grid:
 
 
 def points(quick: bool) -> list[Point]:
-    # vios.py imports this module for its sets; importing it back at call time keeps one
-    # definition of the configurations without an import cycle at load time.
-    from flashlane.reproduce import vios
-
     def args_of(scheme: str) -> list[str]:
-        return [a for s in vios.settings(STAGE, scheme) for a in ("--set", s)]
+        return [a for s in settings(STAGE, scheme) for a in ("--set", s)]
 
     return piq_map.hot_load_points(PAPER, "VIOS map", quick, grid, SCHEMES, args_of)
 
