@@ -350,14 +350,14 @@ const COLUMNS: [Column; 11] = [
         header: "read_us",
         legend: "mean read latency, arrival to completion (us; latency_us.read.mean)",
         decimals: 1,
-        value: |s| s.latency_us.read.mean,
+        value: |s| s.figures.latency_us.read.mean,
     },
     Column {
         csv: "write_latency_us",
         header: "write_us",
         legend: "mean write latency (us; latency_us.write.mean)",
         decimals: 1,
-        value: |s| s.latency_us.write.mean,
+        value: |s| s.figures.latency_us.write.mean,
     },
     Column {
         csv: "read_conflict_wait_us",
@@ -410,14 +410,14 @@ const COLUMNS: [Column; 11] = [
         legend: "time-weighted mean requests in the host queue (requests; \
                  host_queue.length_mean)",
         decimals: 2,
-        value: |s| s.host_queue.length_mean,
+        value: |s| s.figures.host_queue.length_mean,
     },
     Column {
         csv: "host_queue_length_max",
         header: "hq_max",
         legend: "most requests in the host queue at once (requests; host_queue.length_max)",
         decimals: 0,
-        value: |s| s.host_queue.length_max as f64,
+        value: |s| s.figures.host_queue.length_max as f64,
     },
     Column {
         csv: "host_queue_full_fraction",
@@ -425,7 +425,7 @@ const COLUMNS: [Column; 11] = [
         legend: "share of the window the host queue was full (fraction; \
                  host_queue.full_fraction)",
         decimals: 4,
-        value: |s| s.host_queue.full_fraction,
+        value: |s| s.figures.host_queue.full_fraction,
     },
 ];
 

@@ -13,10 +13,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
-use flashlane_core::stats::{
-    DispatchLog, HostQueueStats, LatencyByOp, LatencyStats, RequestCounts, SourceSummary, Summary,
-    TimeSplit,
-};
+use flashlane_core::stats::{DispatchLog, SourceSummary, Summary};
 use flashlane_core::Error;
 
 /// `n` and the noun, singular for one ("1 request", "2 requests"): for the counts of messages;
@@ -619,40 +616,9 @@ pub fn workload_labels(out: &mut String, sources: &[SourceSummary]) {
     }
 }
 
-/// The requests, inputs, latency, time split and host queue lines that a simulation's and a
-/// real replay's text summaries share.
-pub fn request_lines(
-    out: &mut String,
-    requests: &RequestCounts,
-    records: u64,
-    sources: &[SourceSummary],
-    latency: &LatencyByOp,
-    split: &TimeSplit,
-    q: &HostQueueStats,
-) {
-    let _ = writeln!(
-        out,
-        "requests: {} measured ({} reads, {} writes), {} warm-up, {} records read",
-        requests.completed, requests.reads, requests.writes, requests.warmup, records
-    );
-    input_line(out, sources);
-    latency_table(out, latency);
-    let _ = writeln!(
-        out,
-        "time split (mean us): host queue {:.1}, device {:.1}",
-        split.host_queue, split.device
-    );
-    let _ = writeln!(
-        out,
-        "host queue: mean {:.2} requests, max {} of {}, full {:.1} % of the time",
-        q.length_mean,
-        q.length_max,
-        q.capacity_requests,
-        q.full_fraction * 100.0
-    );
-}
-
-pub fn input_line(out: &mut String, sources: &[SourceSummary]) {
+/// The `input:` line of the text summary (what the readers skipped, folded or clamped), or
+/// nothing when they did none of it.
+pub fn input_line(sources: &[SourceSummary]) -> String {
     let sum = |f: fn(&flashlane_core::run::SourceReport) -> u64| {
         sources.iter().map(|src| f(&src.input)).sum::<u64>()
     };
@@ -677,29 +643,11 @@ pub fn input_line(out: &mut String, sources: &[SourceSummary]) {
         .filter(|(n, _)| *n > 0)
         .map(|(n, what)| format!("{n} {what}"))
         .collect();
-    if !said.is_empty() {
-        let _ = writeln!(out, "input: {}", said.join(", "));
+    if said.is_empty() {
+        String::new()
+    } else {
+        format!("input: {}\n", said.join(", "))
     }
-}
-
-/// The latency table of a summary: a header, then read, write and all.
-pub fn latency_table(out: &mut String, l: &LatencyByOp) {
-    let _ = writeln!(
-        out,
-        "latency (us)  {:>9} {:>10} {:>10} {:>10} {:>10} {:>10}",
-        "count", "mean", "p50", "p99", "p99.9", "max"
-    );
-    latency_row(out, "read", &l.read);
-    latency_row(out, "write", &l.write);
-    latency_row(out, "all", &l.all);
-}
-
-fn latency_row(out: &mut String, name: &str, l: &LatencyStats) {
-    let _ = writeln!(
-        out,
-        "  {name:<6} {:>9} {:>10.1} {:>10.1} {:>10.1} {:>10.1} {:>10.1}",
-        l.count, l.mean, l.p50, l.p99, l.p999, l.max
-    );
 }
 
 /// The text summary; `whole_run_s` is the command's own wall-clock time up to the summary
@@ -717,20 +665,13 @@ pub fn render_text(s: &Summary, whole_run_s: f64) -> String {
         s.host_scheduler.name, s.device_scheduler, s.interconnect.name, s.seed
     );
     workload_labels(&mut out, &s.sources);
-    request_lines(
-        &mut out,
-        &s.requests,
-        s.trace.records,
-        &s.sources,
-        &s.latency_us,
-        &s.time_split_us,
-        &s.host_queue,
-    );
+    s.figures
+        .write_text(&mut out, s.trace.records, &input_line(&s.sources));
     let _ = writeln!(
         out,
         "throughput: {:.0} IOPS, {:.2} MiB/s over {:.6} s simulated",
-        s.throughput.iops,
-        s.throughput.mib_per_s,
+        s.figures.throughput.iops,
+        s.figures.throughput.mib_per_s,
         s.sim_time_ns as f64 / 1e9
     );
     let _ = writeln!(

@@ -235,20 +235,13 @@ pub fn render_replay(s: &flashlane_real::ReplaySummary) -> String {
             l.from_config, l.channels, l.chips_per_channel, l.page_bytes, l.note
         );
     }
-    output::request_lines(
-        &mut out,
-        &s.requests,
-        s.trace.records,
-        &s.sources,
-        &s.latency_us,
-        &s.time_split_us,
-        &s.host_queue,
-    );
+    s.figures
+        .write_text(&mut out, s.trace.records, &output::input_line(&s.sources));
     let _ = writeln!(
         out,
         "throughput: {:.0} IOPS, {:.2} MiB/s over {:.6} s (wall clock)",
-        s.throughput.iops,
-        s.throughput.mib_per_s,
+        s.figures.throughput.iops,
+        s.figures.throughput.mib_per_s,
         s.window_ns as f64 / 1e9
     );
     let r = &s.replay;

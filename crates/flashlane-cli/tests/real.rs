@@ -10,6 +10,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
+use flashlane_core::stats::RequestFigures;
+
 fn flashlane() -> Command {
     Command::new(env!("CARGO_BIN_EXE_flashlane"))
 }
@@ -177,6 +179,7 @@ fn every_request_completes_once_and_a_created_target_goes_away() {
         assert_eq!(seqs, (0..400).collect::<Vec<_>>(), "each request once");
         let s = json(&summary);
         assert_eq!(s["requests"]["completed"], 400);
+        same_request_figures_as_a_simulation(&s, &String::from_utf8_lossy(&out.stdout), &trace);
         assert_eq!(s["device"]["kind"], "real");
         assert_eq!(
             s["config"]["device"]["queue_depth_requests"],
@@ -198,6 +201,62 @@ fn every_request_completes_once_and_a_created_target_goes_away() {
         if keep {
             let expected = 1024 * 4096;
             assert!(std::fs::metadata(&target).unwrap().len() <= expected);
+        }
+    }
+}
+
+/// The replay's summary carries every request figure of a simulation's (one type,
+/// `stats::RequestFigures`, in both): each of its JSON keys with the same sub-keys, and each of
+/// its text lines (up to its first number) in the text summary. The figures' own list is read
+/// from the type, so a figure added there is checked here with no edit.
+fn same_request_figures_as_a_simulation(
+    replay: &serde_json::Value,
+    replay_text: &str,
+    trace: &Path,
+) {
+    let dir = Scratch::new("figures");
+    let run_json = dir.join("run.json");
+    let out = flashlane()
+        .args([
+            "run",
+            "--preset",
+            "mqsim-ssd",
+            "--closed-loop",
+            "16",
+            "--trace",
+        ])
+        .arg(trace)
+        .arg("--json")
+        .arg(&run_json)
+        .output()
+        .unwrap();
+    ok(&out, "run");
+    let run = json(&run_json);
+    let run_text = String::from_utf8_lossy(&out.stdout);
+    fn shape(v: &serde_json::Value) -> serde_json::Value {
+        match v {
+            serde_json::Value::Object(m) => m.iter().map(|(k, v)| (k.clone(), shape(v))).collect(),
+            _ => serde_json::Value::Null,
+        }
+    }
+    let figures = RequestFigures::default();
+    let keys = serde_json::to_value(&figures).unwrap();
+    for (key, value) in keys.as_object().unwrap() {
+        assert_eq!(shape(&run[key]), shape(value), "run: {key}");
+        assert_eq!(shape(&replay[key]), shape(value), "replay: {key}");
+    }
+    let mut lines = String::new();
+    figures.write_text(&mut lines, 0, "");
+    for line in lines.lines() {
+        let label = line[..line
+            .find(|c: char| c.is_ascii_digit())
+            .unwrap_or(line.len())]
+            .trim_end();
+        for (what, text) in [("run", &*run_text), ("replay", replay_text)] {
+            assert!(
+                text.lines().any(|l| l.starts_with(label)),
+                "{what}: no line {label:?}"
+            );
         }
     }
 }

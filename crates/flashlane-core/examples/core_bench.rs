@@ -111,7 +111,7 @@ fn main() {
     println!("mapping bytes             {}", summary.memory.mapping_bytes);
     println!(
         "mean read / write us      {:.1} / {:.1}",
-        summary.latency_us.read.mean, summary.latency_us.write.mean
+        summary.figures.latency_us.read.mean, summary.figures.latency_us.write.mean
     );
     println!("chip utilization          {:.3}", summary.chips.utilization);
 }

@@ -126,7 +126,7 @@ fn percentiles_of_latencies_past_a_day_are_exact() {
         .map(|i| (0, i * page, page, false))
         .collect();
     let s = crate::common::run(config, "two-days", &writes);
-    let w = &s.latency_us.write;
+    let w = &s.figures.latency_us.write;
     assert!(w.max > 4.2e11, "{w:?}");
     assert!(w.p999 >= w.max * 0.998 && w.p99 >= w.max * 0.98, "{w:?}");
     assert!(w.p50 >= w.mean * 0.98, "{w:?}");

@@ -69,14 +69,14 @@ fn a_miss_delays_the_request_by_one_translation_read() {
         &[(0, 0, PAGE, true)],
     );
     let plain = CMD + T_R + xfer(PAGE);
-    assert_eq!(dram.latency_us.read.max * 1000.0, plain);
+    assert_eq!(dram.figures.latency_us.read.max * 1000.0, plain);
     assert_eq!(dram.flash.mapping_reads, 0);
     assert!(dram.cmt.is_none());
     // Cached table, cold: first the translation page (one 512-byte sector out), then the data.
     let cold = run(with_cache(16), "cmt-cold", &[(0, 0, PAGE, true)]);
     assert_eq!(cold.flash.mapping_reads, 1);
     assert_eq!(
-        cold.latency_us.read.max * 1000.0,
+        cold.figures.latency_us.read.max * 1000.0,
         (CMD + T_R + xfer(512)) + plain
     );
 }
@@ -94,8 +94,8 @@ fn concurrent_misses_on_one_translation_page_share_its_read() {
     assert_eq!(s.flash.mapping_reads, 1);
     // Both wait for the one translation read, then read on their own channels in parallel.
     let both = (CMD + T_R + xfer(512)) + (CMD + T_R + xfer(PAGE));
-    assert_eq!(s.latency_us.read.max * 1000.0, both);
-    assert_eq!(s.latency_us.read.mean * 1000.0, both);
+    assert_eq!(s.figures.latency_us.read.max * 1000.0, both);
+    assert_eq!(s.figures.latency_us.read.mean * 1000.0, both);
 }
 
 #[test]
@@ -110,5 +110,8 @@ fn pages_never_written_need_no_translation_read() {
     );
     assert_eq!(s.cmt.unwrap().misses, 2);
     assert_eq!(s.flash.mapping_reads, 0);
-    assert_eq!(s.latency_us.read.max * 1000.0, CMD + T_R + xfer(PAGE));
+    assert_eq!(
+        s.figures.latency_us.read.max * 1000.0,
+        CMD + T_R + xfer(PAGE)
+    );
 }

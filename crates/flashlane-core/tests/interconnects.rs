@@ -48,7 +48,7 @@ fn venice_read_over_k_hops_follows_equation_1() {
             &[(0, 8 * w * PAGE, PAGE, true)],
         );
         let expected = venice_transfer(hops, COMMAND_BYTES) + T_R + equation_1(hops, PAGE as f64);
-        assert_eq!(ns(held.latency_us.read.max), expected, "chip {w}");
+        assert_eq!(ns(held.figures.latency_us.read.max), expected, "chip {w}");
         // A new reservation for the data: a second scout round trip.
         let again = run(
             quiet(
@@ -60,7 +60,7 @@ fn venice_read_over_k_hops_follows_equation_1() {
         );
         let expected =
             venice_transfer(hops, COMMAND_BYTES) + T_R + venice_transfer(hops, PAGE as f64);
-        assert_eq!(ns(again.latency_us.read.max), expected, "chip {w}");
+        assert_eq!(ns(again.figures.latency_us.read.max), expected, "chip {w}");
         for s in [&held, &again] {
             let r = &s.interconnect.report;
             assert_eq!(r.path_hops, r.minimal_hops);
@@ -77,14 +77,14 @@ fn two_reads_to_one_channel_overlap_on_venice_and_ideal_and_serialize_on_the_bus
     let bus_xfer = (PAGE as f64 / 1.2).ceil();
     let single_bus = 6.0 + T_R + bus_xfer;
     let bus = run(quiet("shared_bus", &[]), "pair-bus", &reads);
-    assert!(ns(bus.latency_us.read.max) >= single_bus + bus_xfer);
+    assert!(ns(bus.figures.latency_us.read.max) >= single_bus + bus_xfer);
     let ideal = run(quiet("ideal", &[]), "pair-ideal", &reads);
-    assert_eq!(ns(ideal.latency_us.read.max), single_bus);
+    assert_eq!(ns(ideal.figures.latency_us.read.max), single_bus);
     let venice = run(quiet("venice", &[]), "pair-venice", &reads);
     // The second read takes another controller and a path of at most 3 links: it never waits
     // for the first read's transfer.
     let worst_single = venice_transfer(3.0, COMMAND_BYTES) + T_R + equation_1(3.0, PAGE as f64);
-    assert!(ns(venice.latency_us.read.max) <= worst_single);
+    assert!(ns(venice.figures.latency_us.read.max) <= worst_single);
     assert_eq!(venice.interconnect.report.path_conflicts, 0);
     // Per request (Figure 13): on the bus the second read's command waits 6 ns for the first
     // one's; on Venice and ideal neither request waits.
@@ -109,11 +109,11 @@ fn packetized_bus_halves_transfer_time() {
         &read,
     );
     assert_eq!(
-        ns(bus.latency_us.read.max),
+        ns(bus.figures.latency_us.read.max),
         6.0 + T_R + (PAGE as f64 / 1.2).ceil()
     );
     assert_eq!(
-        ns(packets.latency_us.read.max),
+        ns(packets.figures.latency_us.read.max),
         3.0 + T_R + (PAGE as f64 / 2.4).ceil()
     );
 }
@@ -159,11 +159,15 @@ fn every_interconnect_completes_every_request_with_intact_data_and_deterministic
         let mut spec = spec(preset("venice-perf", &overrides), path.clone());
         spec.check_integrity = true;
         let first = flashlane_core::run(&spec).unwrap();
-        assert_eq!(first.requests.completed, requests.len() as u64, "{kind}");
+        assert_eq!(
+            first.figures.requests.completed,
+            requests.len() as u64,
+            "{kind}"
+        );
         assert_eq!(first.integrity_violations, Some(0), "{kind}");
         let again = flashlane_core::run(&spec).unwrap();
         assert_eq!(
-            first.latency_us.read.mean, again.latency_us.read.mean,
+            first.figures.latency_us.read.mean, again.figures.latency_us.read.mean,
             "{kind}"
         );
         assert_eq!(
@@ -191,7 +195,7 @@ fn mesh_shapes_4x16_8x8_16x4_run_on_venice_and_nossd() {
                 &requests,
             );
             assert_eq!(
-                s.requests.completed,
+                s.figures.requests.completed,
                 requests.len() as u64,
                 "{kind} {rows}x{columns}"
             );

@@ -59,9 +59,9 @@ fn the_host_link_adds_mqsims_message_times() {
     ] {
         let config = platform(&[("host.link.kind", link)]);
         let r = run(config.clone(), "link-read", &[(0, 0, 4096, true)]);
-        assert_eq!(ns(r.latency_us.read.max), read, "{link}");
+        assert_eq!(ns(r.figures.latency_us.read.max), read, "{link}");
         let w = run(config, "link-write", &[(0, 0, 4096, false)]);
-        assert_eq!(ns(w.latency_us.write.max), write, "{link}");
+        assert_eq!(ns(w.figures.latency_us.write.max), write, "{link}");
     }
 }
 
@@ -83,8 +83,8 @@ fn read_data_queue_on_the_link_to_the_host() {
             "link-fifo",
             &requests,
         );
-        assert_eq!(ns(2.0 * s.latency_us.read.mean), a + b, "{link}");
-        assert_eq!(ns(s.latency_us.read.max), b, "{link}");
+        assert_eq!(ns(2.0 * s.figures.latency_us.read.mean), a + b, "{link}");
+        assert_eq!(ns(s.figures.latency_us.read.max), b, "{link}");
     }
 }
 
@@ -131,8 +131,16 @@ fn an_update_read_s_program_keeps_its_place_and_carries_the_host_sectors() {
             &requests,
         );
         assert_eq!(s.flash.read_modify_write_reads, rmw_reads, "{rule}");
-        assert_eq!(ns(3.0 * s.latency_us.write.mean), sum(w1, w2), "{rule}");
-        assert_eq!(ns(s.latency_us.write.max), whole.max(w1).max(w2), "{rule}");
+        assert_eq!(
+            ns(3.0 * s.figures.latency_us.write.mean),
+            sum(w1, w2),
+            "{rule}"
+        );
+        assert_eq!(
+            ns(s.figures.latency_us.write.max),
+            whole.max(w1).max(w2),
+            "{rule}"
+        );
     }
 }
 
@@ -194,7 +202,7 @@ fn update_reads_compose_with_asynchronous_gc() {
         spec.check_integrity = true;
         let s = flashlane_core::run(&spec).unwrap();
         std::fs::remove_file(path).unwrap();
-        assert_eq!(s.requests.completed, 12_000, "cmt {cmt}");
+        assert_eq!(s.figures.requests.completed, 12_000, "cmt {cmt}");
         assert_eq!(s.integrity_violations, Some(0), "cmt {cmt}");
         assert!(s.gc.runs > 50, "cmt {cmt}: GC ran {} times", s.gc.runs);
         assert!(
@@ -293,7 +301,7 @@ fn gc_moves_by_read_and_program_cross_the_channel() {
         );
         let s = run(config, &format!("gc-move-{moves}"), &requests);
         assert_eq!((s.flash.copybacks, s.flash.erases), (1, 1), "{moves}");
-        latency.push(ns(s.latency_us.read.max));
+        latency.push(ns(s.figures.latency_us.read.max));
     }
     assert_eq!(latency[0], CMD + T_R + CMD + T_PROG + erase + read - 1);
     assert_eq!(

@@ -34,9 +34,9 @@ fn ns(us: f64) -> u64 {
 fn alone(read: bool) -> u64 {
     let s = run(drive(&[]), "alone", &[(0, 0, PAGE, read)]);
     ns(if read {
-        s.latency_us.read.max
+        s.figures.latency_us.read.max
     } else {
-        s.latency_us.write.max
+        s.figures.latency_us.write.max
     })
 }
 
@@ -51,11 +51,11 @@ fn whole_chip_idle_runs_dies_of_a_chip_one_after_another() {
         "chip-2",
         &reqs,
     );
-    assert_eq!(ns(s.latency_us.read.max), 2 * read);
-    assert_eq!(ns(2.0 * s.latency_us.read.mean), 3 * read);
+    assert_eq!(ns(s.figures.latency_us.read.max), 2 * read);
+    assert_eq!(ns(2.0 * s.figures.latency_us.read.mean), 3 * read);
     // Independent dies overlap the second read's array time with the first's.
     let s = run(drive(&[]), "die-2", &reqs);
-    assert!(ns(s.latency_us.read.max) < 2 * read);
+    assert!(ns(s.figures.latency_us.read.max) < 2 * read);
 }
 
 #[test]
@@ -68,9 +68,9 @@ fn work_arriving_while_a_die_works_waits_for_the_whole_chip() {
         "chip-wait",
         &reqs,
     );
-    assert_eq!(ns(s.latency_us.read.max), 2 * read - 10_000);
+    assert_eq!(ns(s.figures.latency_us.read.max), 2 * read - 10_000);
     let s = run(drive(&[]), "die-wait", &reqs);
-    assert!(ns(s.latency_us.read.max) < 2 * read - 10_000);
+    assert!(ns(s.figures.latency_us.read.max) < 2 * read - 10_000);
 }
 
 #[test]
@@ -90,10 +90,10 @@ fn read_first_lets_a_read_pass_a_queued_write() {
         "rf",
         &reqs,
     );
-    assert_eq!(ns(s.latency_us.read.max), write + read - 20);
-    assert_eq!(ns(s.latency_us.write.max), 2 * write + read - 10);
+    assert_eq!(ns(s.figures.latency_us.read.max), write + read - 20);
+    assert_eq!(ns(s.figures.latency_us.write.max), 2 * write + read - 10);
     let s = run(drive(&[]), "fifo", &reqs);
-    assert_eq!(ns(s.latency_us.read.max), 2 * write + read - 20);
+    assert_eq!(ns(s.figures.latency_us.read.max), 2 * write + read - 20);
 }
 
 /// Random traffic with GC on a small drive: every read returns the last data written.
@@ -114,7 +114,7 @@ fn read_first_keeps_integrity_through_gc() {
         spec.check_integrity = true;
         let s = flashlane_core::run(&spec).unwrap();
         std::fs::remove_file(path).unwrap();
-        assert_eq!(s.requests.completed, 12_000);
+        assert_eq!(s.figures.requests.completed, 12_000);
         assert!(s.gc.runs > 100, "GC ran only {} times", s.gc.runs);
         assert!(s.flash.mapping_reads > 100, "{:?}", s.flash);
         assert_eq!(s.integrity_violations, Some(0), "{die_issue}");
@@ -146,9 +146,9 @@ proptest! {
         ];
         let s = run(crate::common::sos_small_drive(&extra), &format!("rf-prop-{seed}-{n}"), &requests);
         let reads = requests.iter().filter(|r| r.3).count() as u64;
-        prop_assert_eq!(s.requests.completed, n as u64);
-        prop_assert_eq!(s.requests.reads, reads);
-        prop_assert_eq!(s.latency_us.all.count, n as u64);
+        prop_assert_eq!(s.figures.requests.completed, n as u64);
+        prop_assert_eq!(s.figures.requests.reads, reads);
+        prop_assert_eq!(s.figures.latency_us.all.count, n as u64);
         prop_assert_eq!(s.flash.reads + s.flash.programs,
             requests.iter().map(|r| r.2 / 4096).sum::<u64>());
     }
@@ -173,7 +173,10 @@ fn gc_threshold_floor_acts_as_the_matching_fraction() {
     let plain = gc(&[]);
     assert_eq!(floor.gc.runs, fraction.gc.runs);
     assert_eq!(floor.flash.copybacks, fraction.flash.copybacks);
-    assert_eq!(floor.latency_us.all.mean, fraction.latency_us.all.mean);
+    assert_eq!(
+        floor.figures.latency_us.all.mean,
+        fraction.figures.latency_us.all.mean
+    );
     assert!(plain.gc.runs > 0);
     assert!(
         floor.flash.copybacks > plain.flash.copybacks,
@@ -236,7 +239,7 @@ fn mqsim_platform_preset_sets_mqsim_rules_on_mqsim_default_ssd() {
         "platform",
         &[(0, 0, PAGE, true), (0, PAGE, PAGE, false)],
     );
-    assert_eq!(s.requests.completed, 2);
+    assert_eq!(s.figures.requests.completed, 2);
 }
 
 const DEFERRED: [(&str, &str); 4] = [
@@ -272,7 +275,7 @@ fn deferred_gc_release_keeps_integrity_and_completes_every_request() {
         let s = flashlane_core::run(&run_spec).unwrap();
         let p = flashlane_core::run(&spec(plain, path.clone())).unwrap();
         std::fs::remove_file(path).unwrap();
-        assert_eq!(s.requests.completed, 12_000, "cmt {cmt}");
+        assert_eq!(s.figures.requests.completed, 12_000, "cmt {cmt}");
         assert_eq!(s.integrity_violations, Some(0), "cmt {cmt}");
         assert!(s.gc.runs > 100, "GC ran only {} times", s.gc.runs);
         let writes = requests
@@ -336,7 +339,7 @@ fn a_plane_that_can_never_free_a_block_is_named_with_the_keys_to_change() {
         assert!(e.contains(part), "{part:?} not in: {e}");
     }
     assert!(!e.contains("internal error"), "{e}");
-    assert_eq!(s.requests.completed, 3000);
+    assert_eq!(s.figures.requests.completed, 3000);
 }
 
 /// Bad values of the asynchronous-GC keys are refused by name.

@@ -58,7 +58,7 @@ fn reads_of_unwritten_pages_allocate_at_the_write_frontier() {
     assert_eq!(fixed.gc.unmapped_reads, 4);
     // Page 256 first, then 64 and 128 as one command.
     assert_eq!(
-        fixed.latency_us.read.max * 1000.0,
+        fixed.figures.latency_us.read.max * 1000.0,
         one + CMD + T_R + xfer(2 * PAGE)
     );
     let allocated = run(
@@ -70,7 +70,7 @@ fn reads_of_unwritten_pages_allocate_at_the_write_frontier() {
     assert_eq!(allocated.gc.unmapped_reads, 3);
     assert_eq!((allocated.flash.reads, allocated.flash.programs), (4, 1));
     // Three reads one after the other on the die.
-    assert_eq!(allocated.latency_us.read.max * 1000.0, 3.0 * one);
+    assert_eq!(allocated.figures.latency_us.read.max * 1000.0, 3.0 * one);
     assert_eq!(allocated.integrity_violations, fixed.integrity_violations);
 }
 
@@ -86,7 +86,10 @@ fn whole_table_on_flash_makes_every_first_miss_read_flash() {
         &requests,
     );
     assert_eq!(mapped.flash.mapping_reads, 0);
-    assert_eq!(mapped.latency_us.read.max * 1000.0, CMD + T_R + xfer(PAGE));
+    assert_eq!(
+        mapped.figures.latency_us.read.max * 1000.0,
+        CMD + T_R + xfer(PAGE)
+    );
     let all = run(
         platform(&[("ftl.translation_pages_on_flash", "all")]),
         "tpages-all",
@@ -94,7 +97,7 @@ fn whole_table_on_flash_makes_every_first_miss_read_flash() {
     );
     assert_eq!(all.flash.mapping_reads, 1);
     assert_eq!(
-        all.latency_us.read.max * 1000.0,
+        all.figures.latency_us.read.max * 1000.0,
         CMD + T_R + xfer(MAPPING_READ) + CMD + T_R + xfer(PAGE)
     );
 }
@@ -123,8 +126,8 @@ fn mapping_reads_lead_multi_plane_commands_with_host_reads() {
         assert_eq!((s.flash.mapping_reads, s.flash.reads), (2, 2));
         assert_eq!(s.flash.multiplane_operations, 1);
         latency.push((
-            s.latency_us.read.mean * 2000.0,
-            s.latency_us.read.max * 1000.0,
+            s.figures.latency_us.read.mean * 2000.0,
+            s.figures.latency_us.read.max * 1000.0,
         ));
     }
     // (sum of the two latencies, the larger one), ns.
@@ -174,7 +177,7 @@ fn never_programmed_write_backs_keep_their_page_held() {
         results.push((
             s.flash.mapping_reads,
             s.flash.mapping_programs,
-            s.latency_us.read.max * 1000.0,
+            s.figures.latency_us.read.max * 1000.0,
         ));
     }
     let mapping_read = CMD + T_R + xfer(MAPPING_READ);

@@ -42,14 +42,14 @@ fn reads_at_the_same_page_index_on_two_planes_form_one_command() {
     assert_eq!(on.flash.multiplane_operations, 1);
     assert_eq!(on.flash.reads, 3);
     assert_eq!(
-        on.latency_us.read.max * 1000.0,
+        on.figures.latency_us.read.max * 1000.0,
         a + CMD + T_R + xfer(2 * PAGE)
     );
     // Off: B and C one after the other.
     let off = run(config(false), "mp-off", &requests);
     assert_eq!(off.flash.multiplane_operations, 0);
     assert_eq!(
-        off.latency_us.read.max * 1000.0,
+        off.figures.latency_us.read.max * 1000.0,
         a + 2.0 * (CMD + T_R + xfer(PAGE))
     );
 }

@@ -47,15 +47,15 @@ fn with_fewer_threads_than_ncq_slots_no_scheduler_has_a_choice() {
     // Every work-conserving scheduler (noop, deadline, cfq, pass) therefore sends the same
     // requests at the same times: identical latencies and simulated time.
     let noop = run("noop", 31, 4);
-    assert_eq!(noop.requests.completed, 400);
+    assert_eq!(noop.figures.requests.completed, 400);
     for other in ["deadline", "cfq", "pass"] {
         let s = run(other, 31, 4);
-        assert_eq!(s.latency_us, noop.latency_us, "{other}");
+        assert_eq!(s.figures.latency_us, noop.figures.latency_us, "{other}");
         assert_eq!(s.sim_time_ns, noop.sim_time_ns, "{other}");
     }
     // At depth 1 three requests wait in the elevator and the schedulers do choose: deadline
     // sorts by address where noop keeps arrival order, so the latencies differ.
     let noop1 = run("noop", 1, 4);
     let deadline1 = run("deadline", 1, 4);
-    assert_ne!(noop1.latency_us, deadline1.latency_us);
+    assert_ne!(noop1.figures.latency_us, deadline1.figures.latency_us);
 }

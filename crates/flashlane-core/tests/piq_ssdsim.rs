@@ -23,10 +23,10 @@ fn ssdsim_chip_runs_one_operation_across_both_dies() {
         "ssdsim-chip",
         &reqs,
     );
-    assert_eq!(ns(s.latency_us.read.max), 2 * READ);
-    assert_eq!(ns(2.0 * s.latency_us.read.mean), 3 * READ);
+    assert_eq!(ns(s.figures.latency_us.read.max), 2 * READ);
+    assert_eq!(ns(2.0 * s.figures.latency_us.read.mean), 3 * READ);
     let per_die = run(drive(&[]), "per-die-chip", &reqs);
-    assert!(ns(per_die.latency_us.read.max) < 2 * READ);
+    assert!(ns(per_die.figures.latency_us.read.max) < 2 * READ);
 }
 
 #[test]
@@ -46,10 +46,13 @@ fn ssdsim_reads_overtake_a_queued_write_on_their_chip() {
         "ssdsim-reads-first",
         &reqs,
     );
-    assert_eq!(ns(s.latency_us.read.max), WRITE + READ - 20);
-    assert_eq!(ns(s.latency_us.write.max), 2 * WRITE + READ - 10);
+    assert_eq!(ns(s.figures.latency_us.read.max), WRITE + READ - 20);
+    assert_eq!(ns(s.figures.latency_us.write.max), 2 * WRITE + READ - 10);
     // The two writes' latencies sum to WRITE + (2 WRITE + READ - 10).
-    assert_eq!(ns(2.0 * s.latency_us.write.mean), 3 * WRITE + READ - 10);
+    assert_eq!(
+        ns(2.0 * s.figures.latency_us.write.mean),
+        3 * WRITE + READ - 10
+    );
 }
 
 #[test]
@@ -65,14 +68,14 @@ fn ssdsim_request_queue_counts_outstanding_requests() {
         ("host.queue_includes_outstanding", "true"),
     ]);
     let s = run(one_inside, "ssdsim-queue-1", &reqs);
-    assert_eq!(ns(s.latency_us.read.max), 2 * READ);
-    assert_eq!(ns(2.0 * s.latency_us.read.mean), 3 * READ);
+    assert_eq!(ns(s.figures.latency_us.read.max), 2 * READ);
+    assert_eq!(ns(2.0 * s.figures.latency_us.read.mean), 3 * READ);
     let host_only = drive(&[
         ("device.scheduler.kind", "ssdsim"),
         ("host.queue_length_requests", "1"),
     ]);
     let s = run(host_only, "ssdsim-queue-host", &reqs);
-    assert_eq!(ns(s.latency_us.read.max), READ);
+    assert_eq!(ns(s.figures.latency_us.read.max), READ);
 }
 
 fn request(id: RequestId, map: &StaticMap, lpn: u64, pages: u32) -> HostRequest {

@@ -41,20 +41,20 @@ fn a_crowded_region_slows_and_a_spread_load_does_not() {
     let spread = burst(8);
     let off = summary(&spread, false, "spread-off");
     let on = summary(&spread, true, "spread-on");
-    assert_eq!(off.latency_us, on.latency_us);
+    assert_eq!(off.figures.latency_us, on.figures.latency_us);
     assert_eq!(off.sim_time_ns, on.sim_time_ns);
     // All 64 in one region: its programs stretch (up to 3x tPROG), so they take longer.
     let crowded = burst(1);
     let off = summary(&crowded, false, "crowded-off");
     let on = summary(&crowded, true, "crowded-on");
     assert!(
-        on.latency_us.write.mean > off.latency_us.write.mean,
+        on.figures.latency_us.write.mean > off.figures.latency_us.write.mean,
         "{} vs {}",
-        on.latency_us.write.mean,
-        off.latency_us.write.mean
+        on.figures.latency_us.write.mean,
+        off.figures.latency_us.write.mean
     );
     assert!(on.sim_time_ns > off.sim_time_ns);
-    assert_eq!(on.requests.completed, 64);
+    assert_eq!(on.figures.requests.completed, 64);
 }
 
 #[test]
@@ -140,7 +140,7 @@ fn a_probe_json_gives_the_curve() {
     ]);
     let a = run(config, "probe-a", &burst(1));
     let b = run(preset("pass-ssd1", &given), "probe-b", &burst(1));
-    assert_eq!(a.latency_us, b.latency_us);
+    assert_eq!(a.figures.latency_us, b.figures.latency_us);
     assert_eq!(a.sim_time_ns, b.sim_time_ns);
 
     // Errors name the key and what is wrong.

@@ -25,7 +25,7 @@ fn closed_loop_of_one_serializes_requests() {
     std::fs::remove_file(path).unwrap();
     let one = 21 + 75_000 + (8192f64 / 0.333).ceil() as u64;
     assert_eq!(summary.sim_time_ns, 2 * one);
-    assert_eq!(summary.latency_us.read.max * 1000.0, one as f64);
+    assert_eq!(summary.figures.latency_us.read.max * 1000.0, one as f64);
 }
 
 #[test]
@@ -59,7 +59,7 @@ fn fold_and_remap_bring_far_addresses_in_range() {
         let mut s = spec(config.clone(), path.clone());
         s.addresses = policy;
         let summary = flashlane_core::run(&s).unwrap();
-        assert_eq!(summary.requests.completed, 3, "{policy:?}");
+        assert_eq!(summary.figures.requests.completed, 3, "{policy:?}");
         if policy == AddressPolicy::Fold {
             assert_eq!(summary.sources[0].input.folded_records, 2);
         }
@@ -77,7 +77,7 @@ fn device_filter_keeps_one_disk() {
         .lines()
         .filter(|l| l.split_whitespace().nth(1) == Some("4"))
         .count() as u64;
-    assert_eq!(summary.requests.completed, expected);
+    assert_eq!(summary.figures.requests.completed, expected);
     assert_eq!(summary.sources[0].input.filtered_records, 6999 - expected);
 }
 
@@ -94,7 +94,7 @@ fn a_mix_keeps_each_trace_in_its_own_share_with_its_own_statistics() {
     assert_eq!(summary.sources[0].requests.completed, 6999);
     assert_eq!(summary.sources[1].requests.completed, 24_783);
     assert_eq!(summary.sources[1].requests.writes, 4);
-    assert_eq!(summary.requests.completed, 6999 + 24_783);
+    assert_eq!(summary.figures.requests.completed, 6999 + 24_783);
     let share = summary.sources[1].input.address_base_bytes;
     assert_eq!(summary.sources[0].input.address_span_bytes, share);
     assert!(share > 0);
@@ -119,7 +119,7 @@ fn every_bundled_trace_runs_on_the_mqsim_preset() {
         // The YCSB capture comes from a drive larger than this one.
         s.addresses = AddressPolicy::Remap;
         let summary = flashlane_core::run(&s).unwrap_or_else(|e| panic!("{name}: {e}"));
-        assert_eq!(summary.requests.completed, requests, "{name}");
+        assert_eq!(summary.figures.requests.completed, requests, "{name}");
     }
 }
 
@@ -130,7 +130,7 @@ fn a_synthetic_workload_runs_without_a_file_and_mixes_with_a_trace() {
     spec.requests = 3000;
     let mut s = spec_for_synthetic(spec.clone());
     let summary = flashlane_core::run(&s).unwrap();
-    assert_eq!(summary.requests.completed, 3000);
+    assert_eq!(summary.figures.requests.completed, 3000);
     assert_eq!(summary.sources[0].input.format, "synthetic");
     assert_eq!(
         summary.sources[0].input.label.as_deref(),
@@ -138,7 +138,7 @@ fn a_synthetic_workload_runs_without_a_file_and_mixes_with_a_trace() {
     );
     // Same spec and seed, same result.
     let again = flashlane_core::run(&s).unwrap();
-    assert_eq!(summary.latency_us, again.latency_us);
+    assert_eq!(summary.figures.latency_us, again.figures.latency_us);
     // Beside a real trace, each in its own share of the space.
     s.traces.insert(
         0,
@@ -227,6 +227,6 @@ fn a_run_stops_when_asked_and_says_how_far_it_got() {
         &|| false,
     )
     .unwrap();
-    assert_eq!(whole.requests.completed, 200_000);
+    assert_eq!(whole.figures.requests.completed, 200_000);
     let _ = std::fs::remove_file(path);
 }

@@ -26,20 +26,23 @@ fn quiet() -> flashlane_core::config::Config {
 #[test]
 fn one_read_on_idle_ssd_is_command_plus_read_plus_transfer() {
     let s = run(quiet(), "one-read", &[(0, 0, PAGE, true)]);
-    assert_eq!(s.requests.completed, 1);
-    assert_eq!(ns(s.latency_us.read.max), CMD + T_R + xfer(PAGE));
+    assert_eq!(s.figures.requests.completed, 1);
+    assert_eq!(ns(s.figures.latency_us.read.max), CMD + T_R + xfer(PAGE));
 }
 
 #[test]
 fn one_write_on_idle_ssd_is_command_plus_transfer_plus_program() {
     let s = run(quiet(), "one-write", &[(0, 0, PAGE, false)]);
-    assert_eq!(ns(s.latency_us.write.max), CMD + xfer(PAGE) + T_PROG);
+    assert_eq!(
+        ns(s.figures.latency_us.write.max),
+        CMD + xfer(PAGE) + T_PROG
+    );
 }
 
 #[test]
 fn partial_page_read_transfers_only_its_bytes() {
     let s = run(quiet(), "partial-read", &[(0, 4096, 4096, true)]);
-    assert_eq!(ns(s.latency_us.read.max), CMD + T_R + xfer(4096));
+    assert_eq!(ns(s.figures.latency_us.read.max), CMD + T_R + xfer(4096));
 }
 
 #[test]
@@ -51,8 +54,8 @@ fn reads_on_different_channels_overlap_completely() {
         &[(0, 0, PAGE, true), (0, PAGE, PAGE, true)],
     );
     let single = CMD + T_R + xfer(PAGE);
-    assert_eq!(ns(s.latency_us.read.max), single);
-    assert_eq!(ns(s.latency_us.read.mean), single);
+    assert_eq!(ns(s.figures.latency_us.read.max), single);
+    assert_eq!(ns(s.figures.latency_us.read.mean), single);
 }
 
 #[test]
@@ -67,8 +70,8 @@ fn reads_on_one_channel_overlap_array_time_and_serialize_transfers() {
     // The second command waits for the first (CMD), its array time overlaps the first's, and
     // its transfer waits for the first transfer to end.
     let second = CMD + T_R + 2.0 * xfer(PAGE);
-    assert_eq!(ns(s.latency_us.read.max), second);
-    assert!((ns(s.latency_us.read.mean) - (first + second) / 2.0).abs() < 1.0);
+    assert_eq!(ns(s.figures.latency_us.read.max), second);
+    assert!((ns(s.figures.latency_us.read.mean) - (first + second) / 2.0).abs() < 1.0);
     assert!(s.conflicts.read_path_wait_us > 0.0);
 }
 
@@ -80,11 +83,11 @@ fn saturated_sequential_reads_reach_channel_bandwidth() {
         .collect();
     let s = run(quiet(), "seq-read", &requests);
     let ideal_mib_per_s = 8.0 * 0.333e9 / (1u64 << 20) as f64;
-    let ratio = s.throughput.mib_per_s / ideal_mib_per_s;
+    let ratio = s.figures.throughput.mib_per_s / ideal_mib_per_s;
     assert!(
         (0.98..=1.0).contains(&ratio),
         "throughput {} MiB/s is {ratio} of {ideal_mib_per_s}",
-        s.throughput.mib_per_s
+        s.figures.throughput.mib_per_s
     );
 }
 
@@ -96,7 +99,7 @@ fn write_then_read_of_a_page_goes_to_the_chip_written() {
         &[(0, 0, PAGE, false), (2_000_000, 0, PAGE, true)],
     );
     assert_eq!(s.gc.unmapped_reads, 0);
-    assert_eq!(ns(s.latency_us.read.max), CMD + T_R + xfer(PAGE));
+    assert_eq!(ns(s.figures.latency_us.read.max), CMD + T_R + xfer(PAGE));
 }
 
 #[test]

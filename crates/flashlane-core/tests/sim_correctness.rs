@@ -45,7 +45,7 @@ fn reads_return_the_last_write_through_garbage_collection() {
     spec.check_integrity = true;
     let s = flashlane_core::run(&spec).unwrap();
     std::fs::remove_file(path).unwrap();
-    assert_eq!(s.requests.completed, 20_000);
+    assert_eq!(s.figures.requests.completed, 20_000);
     assert!(s.gc.runs > 100, "GC ran only {} times", s.gc.runs);
     assert!(s.flash.erases > 0 && s.flash.copybacks > 0);
     assert!(s.waf > 1.0);
@@ -77,9 +77,9 @@ fn warmup_requests_are_simulated_but_not_measured() {
     spec.warmup_requests = 300;
     let s = flashlane_core::run(&spec).unwrap();
     std::fs::remove_file(path).unwrap();
-    assert_eq!(s.requests.warmup, 300);
-    assert_eq!(s.requests.completed, 700);
-    assert_eq!(s.latency_us.all.count, 700);
+    assert_eq!(s.figures.requests.warmup, 300);
+    assert_eq!(s.figures.requests.completed, 700);
+    assert_eq!(s.figures.latency_us.all.count, 700);
     // The window starts at the arrival of request 300.
     let window_start = requests[300].0 - requests[0].0;
     let last_arrival = requests[999].0 - requests[0].0;
@@ -95,7 +95,7 @@ fn max_requests_stops_reading() {
     let s = flashlane_core::run(&spec).unwrap();
     std::fs::remove_file(path).unwrap();
     assert_eq!(s.trace.records, 123);
-    assert_eq!(s.requests.completed, 123);
+    assert_eq!(s.figures.requests.completed, 123);
 }
 
 proptest! {
@@ -124,9 +124,9 @@ proptest! {
         if ideal { extra.push(("interconnect.kind", "ideal")); }
         let s = run(small_drive(&extra), &format!("prop-{seed}-{n}"), &requests);
         let reads = requests.iter().filter(|r| r.3).count() as u64;
-        prop_assert_eq!(s.requests.completed, n as u64);
-        prop_assert_eq!(s.requests.reads, reads);
-        prop_assert_eq!(s.latency_us.all.count, n as u64);
+        prop_assert_eq!(s.figures.requests.completed, n as u64);
+        prop_assert_eq!(s.figures.requests.reads, reads);
+        prop_assert_eq!(s.figures.latency_us.all.count, n as u64);
         prop_assert_eq!(s.flash.reads + s.flash.programs,
             requests.iter().map(|r| r.2 / 4096).sum::<u64>());
     }
@@ -251,12 +251,12 @@ fn waiting_for_room_in_the_host_queue_counts_in_latency() {
         &burst,
     );
     assert!(
-        short.time_split_us.host_queue > 100.0,
+        short.figures.time_split_us.host_queue > 100.0,
         "the burst must back up: {}",
-        short.time_split_us.host_queue
+        short.figures.time_split_us.host_queue
     );
-    assert_eq!(short.latency_us, long.latency_us);
-    assert_eq!(short.time_split_us, long.time_split_us);
+    assert_eq!(short.figures.latency_us, long.figures.latency_us);
+    assert_eq!(short.figures.time_split_us, long.figures.time_split_us);
 }
 
 #[test]
@@ -280,8 +280,9 @@ fn host_queue_occupancy_obeys_littles_law_and_counts_time_full() {
         "hq-roomy",
         &burst,
     );
-    let q = &roomy.host_queue;
-    let waits_ns = roomy.time_split_us.host_queue * 1000.0 * roomy.requests.completed as f64;
+    let q = &roomy.figures.host_queue;
+    let waits_ns =
+        roomy.figures.time_split_us.host_queue * 1000.0 * roomy.figures.requests.completed as f64;
     let area_ns = q.length_mean * roomy.sim_time_ns as f64;
     assert!(waits_ns > 0.0, "the burst must back up");
     assert!(
@@ -303,7 +304,7 @@ fn host_queue_occupancy_obeys_littles_law_and_counts_time_full() {
         "hq-tight",
         &burst,
     );
-    let q = &tight.host_queue;
+    let q = &tight.figures.host_queue;
     assert_eq!(q.length_max, 1);
     assert!(q.full_fraction > 0.5, "{q:?}");
     assert!((q.length_mean - q.full_fraction).abs() < 1e-9, "{q:?}");

@@ -24,7 +24,7 @@ fn moved_and_cancelled_writes_never_leave_a_stale_read() {
     spec.check_integrity = true;
     let s = flashlane_core::run(&spec).unwrap();
     std::fs::remove_file(path).unwrap();
-    assert_eq!(s.requests.completed, 15_000);
+    assert_eq!(s.figures.requests.completed, 15_000);
     assert!(s.gc.runs > 100, "GC ran only {} times", s.gc.runs);
     assert!(s.device.moved_writes > 50, "{:?}", s.device);
     assert!(s.device.write_hits > 10, "{:?}", s.device);
@@ -56,9 +56,9 @@ proptest! {
         if dynamic { extra.push(("ftl.allocation.kind", "dynamic")); }
         let s = run(small_drive(&extra), &format!("sos-prop-{seed}-{n}"), &requests);
         let reads = requests.iter().filter(|r| r.3).count() as u64;
-        prop_assert_eq!(s.requests.completed, n as u64);
-        prop_assert_eq!(s.requests.reads, reads);
-        prop_assert_eq!(s.latency_us.all.count, n as u64);
+        prop_assert_eq!(s.figures.requests.completed, n as u64);
+        prop_assert_eq!(s.figures.requests.reads, reads);
+        prop_assert_eq!(s.figures.latency_us.all.count, n as u64);
         prop_assert_eq!(s.flash.reads + s.flash.programs + s.device.write_hits,
             requests.iter().map(|r| r.2 / 4096).sum::<u64>());
         if !qsl { prop_assert_eq!(s.device.moved_writes, 0); }

@@ -31,11 +31,14 @@ fn a_write_completes_when_its_data_is_in_the_chip_which_programs_on() {
         "ack-transfer",
         &reqs,
     );
-    assert_eq!(ns(acked.latency_us.write.max), CMD + XFER);
-    assert_eq!(ns(acked.latency_us.read.max), WRITE + READ - 10);
+    assert_eq!(ns(acked.figures.latency_us.write.max), CMD + XFER);
+    assert_eq!(ns(acked.figures.latency_us.read.max), WRITE + READ - 10);
     let programmed = run(drive(&[]), "ack-program", &reqs);
-    assert_eq!(ns(programmed.latency_us.write.max), WRITE);
-    assert_eq!(ns(programmed.latency_us.read.max), WRITE + READ - 10);
+    assert_eq!(ns(programmed.figures.latency_us.write.max), WRITE);
+    assert_eq!(
+        ns(programmed.figures.latency_us.read.max),
+        WRITE + READ - 10
+    );
 }
 
 #[test]
@@ -52,8 +55,8 @@ fn a_partial_write_over_data_reads_the_rest_of_the_page_first() {
     ];
     let s = run(drive(&rules), "rmw", &reqs);
     let rmw_write = CMD + T_R + 3 * SECTOR_XFER + WRITE;
-    assert_eq!(ns(s.latency_us.write.max), rmw_write);
-    assert_eq!(ns(2.0 * s.latency_us.write.mean), rmw_write + WRITE);
+    assert_eq!(ns(s.figures.latency_us.write.max), rmw_write);
+    assert_eq!(ns(2.0 * s.figures.latency_us.write.mean), rmw_write + WRITE);
     assert_eq!(s.flash.read_modify_write_reads, 1);
     assert_eq!(s.flash.reads, 0);
     // Default: the partial page is programmed at once.
@@ -63,7 +66,7 @@ fn a_partial_write_over_data_reads_the_rest_of_the_page_first() {
         &reqs,
     );
     assert_eq!(
-        ns(2.0 * plain.latency_us.write.mean),
+        ns(2.0 * plain.figures.latency_us.write.mean),
         CMD + SECTOR_XFER + T_PROG + WRITE
     );
     assert_eq!(plain.flash.read_modify_write_reads, 0);
@@ -118,13 +121,13 @@ fn a_request_is_handed_over_at_the_next_device_event() {
         "handover-event",
         &reqs,
     );
-    assert_eq!(ns(s.latency_us.read.max), CMD + T_R + READ - 1000);
+    assert_eq!(ns(s.figures.latency_us.read.max), CMD + T_R + READ - 1000);
     assert_eq!(
-        ns(2.0 * s.latency_us.read.mean),
+        ns(2.0 * s.figures.latency_us.read.mean),
         CMD + T_R + 2 * READ - 1000
     );
     let d = run(drive(&[]), "handover-arrival", &reqs);
-    assert_eq!(ns(d.latency_us.read.max), READ);
+    assert_eq!(ns(d.figures.latency_us.read.max), READ);
 }
 
 #[test]
@@ -147,14 +150,17 @@ fn one_request_per_pass() {
         "one-per-pass",
         &reqs,
     );
-    assert_eq!(ns(one.latency_us.read.max), 2 * CMD + READ);
-    assert_eq!(ns(3.0 * one.latency_us.read.mean), 3 * READ + 3 * CMD);
+    assert_eq!(ns(one.figures.latency_us.read.max), 2 * CMD + READ);
+    assert_eq!(
+        ns(3.0 * one.figures.latency_us.read.mean),
+        3 * READ + 3 * CMD
+    );
     let all = run(
         drive(&[("host.handover_at", "next_device_event")]),
         "all-per-pass",
         &reqs,
     );
-    assert_eq!(ns(all.latency_us.read.max), READ);
+    assert_eq!(ns(all.figures.latency_us.read.max), READ);
 }
 
 #[test]
@@ -169,9 +175,9 @@ fn hand_over_only_while_every_channel_is_idle() {
         "idle-channels",
         &reqs,
     );
-    assert_eq!(ns(s.latency_us.read.max), 2 * READ - 30_000);
+    assert_eq!(ns(s.figures.latency_us.read.max), 2 * READ - 30_000);
     let d = run(drive(&[]), "any-channels", &reqs);
-    assert_eq!(ns(d.latency_us.read.max), READ);
+    assert_eq!(ns(d.figures.latency_us.read.max), READ);
 }
 
 #[test]
@@ -195,7 +201,10 @@ fn a_channel_whose_transfer_ends_now_counts_as_idle() {
         &reqs,
     );
     // Latencies READ, READ + XFER (page 8) and 2 READ - 30 us.
-    assert_eq!(ns(3.0 * s.latency_us.read.mean), 4 * READ + XFER - 30_000);
+    assert_eq!(
+        ns(3.0 * s.figures.latency_us.read.mean),
+        4 * READ + XFER - 30_000
+    );
 }
 
 #[test]
@@ -222,10 +231,10 @@ fn piq_as_the_fork_runs_it_reorders_and_never_holds() {
         ("host.scheduler.issue_rule", "ssdsim_passes"),
     ]);
     let p = run(drive(&piq), "piq-passes", &reqs);
-    assert_eq!(ns(3.0 * p.latency_us.read.mean), 4 * READ);
+    assert_eq!(ns(3.0 * p.figures.latency_us.read.mean), 4 * READ);
     assert_eq!(p.host_scheduler.report.batches, 2);
     let n = run(drive(&handover), "noop-passes", &reqs);
-    assert_eq!(ns(3.0 * n.latency_us.read.mean), 5 * READ);
+    assert_eq!(ns(3.0 * n.figures.latency_us.read.mean), 5 * READ);
 }
 
 #[test]
@@ -377,15 +386,15 @@ fn a_program_takes_its_chip_only_at_its_transfer() {
         "program-at-transfer",
         &reqs,
     );
-    assert_eq!(ns(bound.latency_us.read.max), W + READ - 10_000);
-    assert_eq!(ns(bound.latency_us.write.max), 2 * W + READ);
-    assert_eq!(ns(2.0 * bound.latency_us.write.mean), 3 * W + READ);
+    assert_eq!(ns(bound.figures.latency_us.read.max), W + READ - 10_000);
+    assert_eq!(ns(bound.figures.latency_us.write.max), 2 * W + READ);
+    assert_eq!(ns(2.0 * bound.figures.latency_us.write.mean), 3 * W + READ);
     let issued = run(drive(&[ack]), "program-at-issue", &reqs);
     assert_eq!(
-        ns(issued.latency_us.read.max),
+        ns(issued.figures.latency_us.read.max),
         2 * W + T_PROG + READ - 10_000
     );
-    assert_eq!(ns(2.0 * issued.latency_us.write.mean), 3 * W);
+    assert_eq!(ns(2.0 * issued.figures.latency_us.write.mean), 3 * W);
 }
 
 #[test]
@@ -410,14 +419,17 @@ fn a_free_channel_takes_the_lowest_idle_chip_s_program_die_0_first() {
         ("device.scheduler.program_binding", "at_transfer"),
     ];
     let arrival = run(drive(&rules), "program-order-arrival", &reqs);
-    assert_eq!(ns(3.0 * arrival.latency_us.write.mean), 4 * W + T_PROG + WS);
+    assert_eq!(
+        ns(3.0 * arrival.figures.latency_us.write.mean),
+        4 * W + T_PROG + WS
+    );
     rules.push(("device.scheduler.program_order", "lowest_idle_chip"));
     let lowest = run(drive(&rules), "program-order-lowest", &reqs);
     assert_eq!(
-        ns(3.0 * lowest.latency_us.write.mean),
+        ns(3.0 * lowest.figures.latency_us.write.mean),
         3 * WS + 2 * W + T_PROG
     );
-    assert_eq!(ns(lowest.latency_us.write.max), WS + T_PROG + W);
+    assert_eq!(ns(lowest.figures.latency_us.write.max), WS + T_PROG + W);
 }
 
 #[test]
@@ -434,8 +446,8 @@ fn a_request_arriving_at_a_busy_queue_is_handed_over_an_event_later() {
         "handover-second-event",
         &reqs,
     );
-    assert_eq!(ns(s.latency_us.read.max), 2 * READ - 1000);
-    assert_eq!(ns(2.0 * s.latency_us.read.mean), 3 * READ - 1000);
+    assert_eq!(ns(s.figures.latency_us.read.max), 2 * READ - 1000);
+    assert_eq!(ns(2.0 * s.figures.latency_us.read.mean), 3 * READ - 1000);
 }
 
 #[test]
@@ -469,15 +481,18 @@ fn into_an_empty_queue_a_request_is_read_ahead() {
         "read-ahead",
         &reqs,
     );
-    assert_eq!(ns(s.latency_us.read.max), READ);
-    assert_eq!(ns(2.0 * s.latency_us.write.mean), 2 * WS + W);
+    assert_eq!(ns(s.figures.latency_us.read.max), READ);
+    assert_eq!(ns(2.0 * s.figures.latency_us.write.mean), 2 * WS + W);
     let next = run(
         drive(&[ack, ("host.handover_at", "next_device_event")]),
         "read-ahead-next-event",
         &reqs,
     );
-    assert_eq!(ns(next.latency_us.read.max), W + T_PROG + READ - 230_000);
-    assert_eq!(ns(2.0 * next.latency_us.write.mean), WS + W);
+    assert_eq!(
+        ns(next.figures.latency_us.read.max),
+        W + T_PROG + READ - 230_000
+    );
+    assert_eq!(ns(2.0 * next.figures.latency_us.write.mean), WS + W);
 }
 
 #[test]
@@ -499,7 +514,7 @@ fn records_due_at_the_start_are_read_together() {
         "due-at-start",
         &reqs,
     );
-    assert_eq!(ns(3.0 * s.latency_us.read.mean), 3 * (READ + CMD));
+    assert_eq!(ns(3.0 * s.figures.latency_us.read.mean), 3 * (READ + CMD));
 }
 
 #[test]
@@ -513,10 +528,10 @@ fn a_read_of_a_page_being_read_merges() {
         "read-merge",
         &reqs,
     );
-    assert_eq!(ns(2.0 * merged.latency_us.read.mean), READ + 1000);
+    assert_eq!(ns(2.0 * merged.figures.latency_us.read.mean), READ + 1000);
     assert_eq!(merged.flash.reads, 1);
     let plain = run(drive(&[]), "no-read-merge", &reqs);
-    assert_eq!(ns(plain.latency_us.read.max), 2 * READ - 1000);
+    assert_eq!(ns(plain.figures.latency_us.read.max), 2 * READ - 1000);
     assert_eq!(plain.flash.reads, 2);
 }
 
@@ -535,9 +550,12 @@ fn a_read_moves_every_sector_its_page_holds() {
         "read-held",
         &reqs,
     );
-    assert_eq!(ns(held.latency_us.read.max), READ);
+    assert_eq!(ns(held.figures.latency_us.read.max), READ);
     let asked = run(drive(&[footprint]), "read-asked", &reqs);
-    assert_eq!(ns(asked.latency_us.read.max), CMD + T_R + SECTOR_XFER);
+    assert_eq!(
+        ns(asked.figures.latency_us.read.max),
+        CMD + T_R + SECTOR_XFER
+    );
 }
 
 #[test]
@@ -579,10 +597,10 @@ fn garbage_collection_holds_its_channel() {
     holds.push(("device.scheduler.gc", "holds_channel"));
     let s = run(drive(&holds), "gc-holds-channel", &reqs);
     assert_eq!((s.flash.copybacks, s.flash.erases), (1, 1));
-    assert_eq!(ns(s.latency_us.read.max), d + READ - 10_000);
+    assert_eq!(ns(s.figures.latency_us.read.max), d + READ - 10_000);
     let q = run(drive(&small), "gc-queued", &reqs);
     assert_eq!((q.flash.copybacks, q.flash.erases), (1, 1));
-    assert_eq!(ns(q.latency_us.read.max), READ);
+    assert_eq!(ns(q.figures.latency_us.read.max), READ);
 }
 
 #[test]

@@ -42,7 +42,7 @@ fn variation_sets_program_latency_and_is_deterministic() {
     let (v6, v15) = (fresh.variation.unwrap(), worn.variation.clone().unwrap());
     // Same config, trace and seed: same variation map and same latencies.
     assert_eq!(worn.variation, again.variation);
-    assert_eq!(worn.latency_us, again.latency_us);
+    assert_eq!(worn.figures.latency_us, again.figures.latency_us);
     // Every host write was classified; the shares add up.
     let sum = v15.write_fast_fraction + v15.write_medium_fraction + v15.write_slow_fraction;
     assert!((sum - 1.0).abs() < 1e-9, "{v15:?}");
@@ -52,7 +52,7 @@ fn variation_sets_program_latency_and_is_deterministic() {
         "{v6:?} {v15:?}"
     );
     assert!(v15.median_program_us > v6.median_program_us);
-    assert!(worn.latency_us.write.mean > fresh.latency_us.write.mean);
+    assert!(worn.figures.latency_us.write.mean > fresh.figures.latency_us.write.mean);
     // At 6K most blocks may use the largest step (0.6 V -> 300 us at 600 us for 0.3 V).
     assert_eq!(v6.block_program_us_histogram[0].0, 300.0);
     assert!(v15.block_program_us_histogram.len() > v6.block_program_us_histogram.len());

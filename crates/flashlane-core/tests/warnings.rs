@@ -134,7 +134,7 @@ fn nothing_measured_is_warned() {
         header,
         Some(TraceFormat::Msr),
     ));
-    assert_eq!(s.requests.completed, 0);
+    assert_eq!(s.figures.requests.completed, 0);
     assert!(warning(&s, "no_requests_measured")
         .message
         .contains("holds no request"));

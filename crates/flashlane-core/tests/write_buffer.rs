@@ -36,14 +36,18 @@ fn buffered(pages: u64, fraction: &str) -> Config {
 #[test]
 fn a_buffered_write_completes_after_the_dram_time_not_tprog() {
     let s = run(buffered(4, "0.5"), "wb-one-write", &[(0, 0, PAGE, false)]);
-    assert!(close(s.latency_us.write.max, DRAM_NS), "{:?}", s.latency_us);
+    assert!(
+        close(s.figures.latency_us.write.max, DRAM_NS),
+        "{:?}",
+        s.figures.latency_us
+    );
     let b = s.write_buffer.unwrap();
     assert_eq!((b.write_pages, b.flushes, b.full_waits), (1, 0, 0));
     assert_eq!(s.flash.programs, 0);
     // Flushing at once (threshold 0) still completes the write from DRAM; the flush runs
     // behind it.
     let s = run(buffered(4, "0"), "wb-eager", &[(0, 0, PAGE, false)]);
-    assert!(close(s.latency_us.write.max, DRAM_NS));
+    assert!(close(s.figures.latency_us.write.max, DRAM_NS));
     assert_eq!(s.write_buffer.unwrap().flushes, 1);
     assert_eq!(s.flash.programs, 1);
     // Two pages of one request move through the DRAM one after the other.
@@ -52,7 +56,7 @@ fn a_buffered_write_completes_after_the_dram_time_not_tprog() {
         "wb-two-pages",
         &[(0, 0, 2 * PAGE, false)],
     );
-    assert!(close(s.latency_us.write.max, 2.0 * DRAM_NS));
+    assert!(close(s.figures.latency_us.write.max, 2.0 * DRAM_NS));
 }
 
 #[test]
@@ -67,9 +71,9 @@ fn a_read_hit_costs_the_dram_time_and_a_miss_reads_flash() {
         ],
     );
     // Two reads: the mean and the max give the other one.
-    let hit_us = 2.0 * s.latency_us.read.mean - s.latency_us.read.max;
-    assert!(close(hit_us, DRAM_NS), "{:?}", s.latency_us);
-    assert!(close(s.latency_us.read.max, CMD + T_R + xfer(PAGE)));
+    let hit_us = 2.0 * s.figures.latency_us.read.mean - s.figures.latency_us.read.max;
+    assert!(close(hit_us, DRAM_NS), "{:?}", s.figures.latency_us);
+    assert!(close(s.figures.latency_us.read.max, CMD + T_R + xfer(PAGE)));
     let b = s.write_buffer.unwrap();
     assert_eq!((b.read_pages, b.read_hits), (2, 1));
     assert_eq!(s.flash.reads, 1);
@@ -85,7 +89,7 @@ fn a_rewrite_in_the_buffer_is_a_write_hit_and_never_reaches_flash() {
     let b = s.write_buffer.unwrap();
     assert_eq!((b.write_pages, b.write_hits, b.flushes), (2, 1, 0));
     assert!((b.write_hit_ratio - 0.5).abs() < 1e-12);
-    assert!(close(s.latency_us.write.max, DRAM_NS));
+    assert!(close(s.figures.latency_us.write.max, DRAM_NS));
 }
 
 #[test]
@@ -99,12 +103,15 @@ fn a_full_buffer_makes_the_next_write_wait_exactly_until_one_flush_completes() {
     );
     let b = s.write_buffer.unwrap();
     assert_eq!((b.full_waits, b.flushes), (1, 1));
-    let first_us = 2.0 * s.latency_us.write.mean - s.latency_us.write.max;
-    assert!(close(first_us, DRAM_NS), "{:?}", s.latency_us);
+    let first_us = 2.0 * s.figures.latency_us.write.mean - s.figures.latency_us.write.max;
+    assert!(close(first_us, DRAM_NS), "{:?}", s.figures.latency_us);
     assert!(
-        close(s.latency_us.write.max, CMD + xfer(PAGE) + T_PROG + DRAM_NS),
+        close(
+            s.figures.latency_us.write.max,
+            CMD + xfer(PAGE) + T_PROG + DRAM_NS
+        ),
         "{:?}",
-        s.latency_us
+        s.figures.latency_us
     );
 }
 
@@ -153,7 +160,7 @@ fn buffered_reads_see_the_newest_data_through_qsl_whm_and_gc_and_the_check_can_f
     let s = flashlane_core::run(&spec).unwrap();
     let broken = flashlane_core::run::run_losing_buffer_rewrites_for_test(&spec).unwrap();
     std::fs::remove_file(path).unwrap();
-    assert_eq!(s.requests.completed, 12_000);
+    assert_eq!(s.figures.requests.completed, 12_000);
     let b = s.write_buffer.clone().unwrap();
     assert!(s.gc.runs > 100, "GC ran only {} times", s.gc.runs);
     assert!(s.device.moved_writes > 10, "{:?}", s.device);
@@ -202,8 +209,8 @@ proptest! {
         let s = run(small_drive(&extra), &format!("wb-prop-{seed}-{n}"), &requests);
         let reads: u64 = requests.iter().filter(|r| r.3).map(|r| r.2 / 4096).sum();
         let writes: u64 = requests.iter().filter(|r| !r.3).map(|r| r.2 / 4096).sum();
-        prop_assert_eq!(s.requests.completed, n as u64);
-        prop_assert_eq!(s.latency_us.all.count, n as u64);
+        prop_assert_eq!(s.figures.requests.completed, n as u64);
+        prop_assert_eq!(s.figures.latency_us.all.count, n as u64);
         let wb = s.write_buffer.clone().unwrap();
         prop_assert_eq!(wb.write_pages, writes);
         prop_assert_eq!(wb.read_pages, reads);

@@ -19,8 +19,8 @@ use flashlane_core::host::{
 };
 use flashlane_core::run::{AddressPolicy, Arrival, Inputs, Pacing, Replay, TraceInput};
 use flashlane_core::stats::{
-    warnings, DispatchLog, HostQueueRecorder, NamedReport, RequestMarks, RequestRecorder,
-    RunOptions, RunShape, SourceSummary, Throughput, TraceSummary, WarningInputs,
+    warnings, DispatchLog, HostQueueRecorder, NamedReport, RequestFigures, RequestMarks,
+    RequestRecorder, RunOptions, RunShape, SourceSummary, TraceSummary, WarningInputs,
 };
 use flashlane_core::trace::Op;
 use flashlane_core::{Error, RunSpec};
@@ -962,9 +962,7 @@ impl Replayer {
         let end = self.last_completion_ns;
         let start = self.window_start_ns.unwrap_or(end).min(end);
         let window = end - start;
-        let seconds = window as f64 / 1e9;
-        let counts = self.requests_recorder.counts().clone();
-        let per_second = |x: f64| if seconds > 0.0 { x / seconds } else { 0.0 };
+        let completed = self.requests_recorder.counts().completed;
         let reports = source.inputs.reports();
         let notes = source.inputs.notes();
         let shape = RunShape {
@@ -984,7 +982,7 @@ impl Replayer {
             reports: &reports,
             notes: &notes,
             records: self.pacing.records(),
-            completed: counts.completed,
+            completed,
             shape,
         });
         let sources = reports
@@ -1019,16 +1017,12 @@ impl Replayer {
                 replay: spec.run.replay,
                 addresses: spec.run.addresses,
             },
-            latency_us: self.requests_recorder.latency(),
-            time_split_us: self.requests_recorder.time_split(),
-            host_queue: self.host_queue_recorder.stats(end),
-            throughput: Throughput {
-                iops: per_second(counts.completed as f64),
-                mib_per_s: per_second(
-                    self.requests_recorder.measured_bytes() as f64 / (1u64 << 20) as f64,
-                ),
-            },
-            requests: counts,
+            figures: RequestFigures::from_recorders(
+                &self.requests_recorder,
+                &self.host_queue_recorder,
+                window,
+                end,
+            ),
             window_ns: window,
             host_scheduler: NamedReport {
                 name: config.host.scheduler.name().to_string(),

@@ -8,8 +8,7 @@ use serde::Serialize;
 use flashlane_core::geometry::Level;
 use flashlane_core::host::{HostConfig, HostSchedulerReport};
 use flashlane_core::stats::{
-    HostQueueStats, LatencyByOp, NamedReport, RequestCounts, RunOptions, SourceSummary, Throughput,
-    TimeSplit, TraceSummary, Warning,
+    NamedReport, RequestFigures, RunOptions, SourceSummary, TraceSummary, Warning,
 };
 
 use crate::target::TargetInfo;
@@ -26,11 +25,10 @@ pub struct ReplaySummary {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<Warning>,
     pub run: RunOptions,
-    pub requests: RequestCounts,
-    pub latency_us: LatencyByOp,
-    pub time_split_us: TimeSplit,
-    pub host_queue: HostQueueStats,
-    pub throughput: Throughput,
+    /// The request figures of a simulation's summary, at the same place in the JSON
+    /// (stats/request_figures.rs in flashlane-core).
+    #[serde(flatten)]
+    pub figures: RequestFigures,
     /// Measured window in wall-clock ns: arrival of the first measured request to the last
     /// completion (the simulator's `sim_time_ns`).
     pub window_ns: u64,

@@ -351,7 +351,7 @@ fn run_checked(
         reports: &reports,
         notes: &notes,
         records: results.records,
-        completed: results.requests.completed,
+        completed: results.figures.requests.completed,
         shape: results.shape,
     });
     let primary = &reports[0];
@@ -361,7 +361,7 @@ fn run_checked(
         &results.flash,
         &interconnect_report,
         results.sim_time_ns,
-        results.requests.completed,
+        results.figures.requests.completed,
     );
     let summary = Summary {
         schema_version: SCHEMA_VERSION,
@@ -380,11 +380,7 @@ fn run_checked(
             replay: spec.replay,
             addresses: spec.addresses,
         },
-        requests: results.requests,
-        latency_us: results.latency_us,
-        time_split_us: results.time_split_us,
-        host_queue: results.host_queue,
-        throughput: results.throughput,
+        figures: results.figures,
         sim_time_ns: results.sim_time_ns,
         chips: results.chips,
         conflicts: results.conflicts,

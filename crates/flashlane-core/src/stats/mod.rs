@@ -8,6 +8,7 @@ mod energy;
 mod flash_operations;
 mod host_queue;
 mod recorder;
+mod request_figures;
 mod request_paths;
 mod requests;
 mod warnings;
@@ -19,6 +20,7 @@ pub use energy::{energy_stats, EnergyStats};
 pub use flash_operations::FlashOperationRecorder;
 pub use host_queue::{HostQueueRecorder, HostQueueStats};
 pub use recorder::{Models, RunEnd, RunShape, SimRecorder, SimResults};
+pub use request_figures::RequestFigures;
 pub use request_paths::{RequestPathRecorder, RequestPathStats};
 pub use requests::{RequestMarks, RequestRecorder};
 pub use warnings::{warnings, Warning, WarningInputs};
@@ -129,14 +131,10 @@ pub struct Summary {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<Warning>,
     pub run: RunOptions,
-    pub requests: RequestCounts,
-    /// Per-request latency in microseconds (measured requests only).
-    pub latency_us: LatencyByOp,
-    /// Where measured requests spent their time, mean microseconds.
-    pub time_split_us: TimeSplit,
-    /// Host-queue occupancy over the window (stats/host_queue.rs).
-    pub host_queue: HostQueueStats,
-    pub throughput: Throughput,
+    /// `requests`, `latency_us`, `time_split_us`, `host_queue`, `throughput`: the figures a
+    /// replay's summary carries too (stats/request_figures.rs), at the same place in the JSON.
+    #[serde(flatten)]
+    pub figures: RequestFigures,
     /// Measured window: arrival of the first measured request to the end of the last flash
     /// operation (host or GC), ns.
     pub sim_time_ns: u64,

@@ -6,9 +6,9 @@
 
 use super::{
     ChipActivityRecorder, ChipStats, CmtStats, ConflictStats, DeviceQueueRecorder,
-    DeviceQueueStats, FlashCounts, FlashOperationRecorder, GcStats, HostQueueRecorder,
-    HostQueueStats, LatencyByOp, RequestCounts, RequestMarks, RequestPathRecorder,
-    RequestPathStats, RequestRecorder, Throughput, TimeSplit,
+    DeviceQueueStats, FlashCounts, FlashOperationRecorder, GcStats, HostQueueRecorder, LatencyByOp,
+    RequestCounts, RequestFigures, RequestMarks, RequestPathRecorder, RequestPathStats,
+    RequestRecorder,
 };
 use crate::device::{Transaction, WriteBuffer, WriteBufferCounters, WriteBufferStats};
 use crate::ftl::cmt::{CmtCounters, MappingCache};
@@ -19,11 +19,7 @@ use crate::trace::Op;
 #[derive(Debug, Clone)]
 pub struct SimResults {
     pub records: u64,
-    pub requests: RequestCounts,
-    pub latency_us: LatencyByOp,
-    pub time_split_us: TimeSplit,
-    pub host_queue: HostQueueStats,
-    pub throughput: Throughput,
+    pub figures: RequestFigures,
     pub sim_time_ns: u64,
     pub chips: ChipStats,
     pub conflicts: ConflictStats,
@@ -325,7 +321,6 @@ impl SimRecorder {
             self.window_start_ns
         };
         let window = window_end.saturating_sub(start);
-        let seconds = window as f64 / 1e9;
         let busy = self.chips.busy_total_ns();
         let active_ns = self.chips.active_total_ns();
         let chips = busy.len() as u32;
@@ -344,7 +339,6 @@ impl SimRecorder {
         let base = &self.at_window_start.ftl;
         let host_writes = ftl.host_page_writes - base.host_page_writes;
         let moved = ftl.gc_pages_moved - base.gc_pages_moved;
-        let completed = self.requests.counts().completed;
         let (mut lo, mut hi) = (u32::MAX, 0);
         for c in models.ftl.erase_counts() {
             lo = lo.min(c);
@@ -358,22 +352,12 @@ impl SimRecorder {
                 .variation()
                 .map(|v| v.stats(&self.at_window_start.variation)),
             records: end.records,
-            requests: self.requests.counts().clone(),
-            latency_us: self.requests.latency(),
-            time_split_us: self.requests.time_split(),
-            host_queue: self.host_queue.stats(window_end),
-            throughput: Throughput {
-                iops: if seconds > 0.0 {
-                    completed as f64 / seconds
-                } else {
-                    0.0
-                },
-                mib_per_s: if seconds > 0.0 {
-                    self.requests.measured_bytes() as f64 / (1 << 20) as f64 / seconds
-                } else {
-                    0.0
-                },
-            },
+            figures: RequestFigures::from_recorders(
+                &self.requests,
+                &self.host_queue,
+                window,
+                window_end,
+            ),
             sim_time_ns: window,
             chips: ChipStats {
                 count: chips,
