@@ -12,6 +12,7 @@ mod energy;
 mod host_contract;
 mod host_papers;
 mod interconnects;
+mod kind_behaviour;
 mod kind_lists;
 mod memory;
 mod mqsim_data_path;
