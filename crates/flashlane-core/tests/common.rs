@@ -94,6 +94,17 @@ pub fn spec(config: Config, trace: PathBuf) -> RunSpec {
     RunSpec::new(config, trace, Some(TraceFormat::Mqsim))
 }
 
+/// A summary as JSON without what may differ between two runs of the same inputs (the wall
+/// clock, the trace file's name).
+pub fn comparable(s: &Summary) -> String {
+    let mut v = serde_json::to_value(s).unwrap();
+    v.as_object_mut().unwrap().remove("engine");
+    v["precondition"].as_object_mut().unwrap().remove("wall_s");
+    v["sources"][0].as_object_mut().unwrap().remove("path");
+    v["trace"].as_object_mut().unwrap().remove("path");
+    serde_json::to_string(&v).unwrap()
+}
+
 pub fn run(config: Config, name: &str, requests: &[Req]) -> Summary {
     let path = mqsim_trace(name, requests);
     let summary = flashlane_core::run(&spec(config, path.clone())).unwrap();

@@ -10,7 +10,7 @@
 //! * the figures stay in their ranges: chip utilization and the conflict-free share in
 //!   [0, 1], and the ideal interconnect never makes a transfer wait for its path.
 
-use crate::common::{mqsim_trace, spec, Req};
+use crate::common::{comparable, mqsim_trace, spec, Req};
 use flashlane_core::config::Config;
 use flashlane_core::device::DeviceSchedulerConfig;
 use flashlane_core::interconnect::InterconnectConfig;
@@ -65,17 +65,6 @@ fn run(config: Config, name: &str, requests: &[Req]) -> Summary {
     let summary = flashlane_core::run(&spec);
     let _ = std::fs::remove_file(path);
     summary.unwrap_or_else(|e| panic!("{name}: {e}"))
-}
-
-/// The summary without what may differ between two runs of the same inputs (the wall clock,
-/// the trace file's name).
-fn comparable(s: &Summary) -> String {
-    let mut v = serde_json::to_value(s).unwrap();
-    v.as_object_mut().unwrap().remove("engine");
-    v["precondition"].as_object_mut().unwrap().remove("wall_s");
-    v["sources"][0].as_object_mut().unwrap().remove("path");
-    v["trace"].as_object_mut().unwrap().remove("path");
-    serde_json::to_string(&v).unwrap()
 }
 
 fn check_pair(device: &str, interconnect: &str, trace: &[Req]) -> Result<(), TestCaseError> {

@@ -1,6 +1,6 @@
 //! Conservation, data integrity through garbage collection, determinism and clear errors.
 
-use crate::common::{mqsim_trace, preset, run, spec, Req};
+use crate::common::{comparable, mqsim_trace, preset, run, spec, Req};
 use flashlane_core::config::Config;
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
@@ -58,15 +58,7 @@ fn same_inputs_give_the_same_bytes() {
     let config = preset("ssdsim-mlc-8x8", &[("precondition.fill_fraction", "0.01")]);
     let a = run(config.clone(), "det-a", &requests);
     let b = run(config, "det-b", &requests);
-    let strip = |s: &flashlane_core::stats::Summary| {
-        let mut v = serde_json::to_value(s).unwrap();
-        v.as_object_mut().unwrap().remove("engine");
-        v["precondition"].as_object_mut().unwrap().remove("wall_s");
-        v["sources"][0].as_object_mut().unwrap().remove("path");
-        v["trace"].as_object_mut().unwrap().remove("path");
-        serde_json::to_string(&v).unwrap()
-    };
-    assert_eq!(strip(&a), strip(&b));
+    assert_eq!(comparable(&a), comparable(&b));
 }
 
 #[test]
