@@ -82,6 +82,11 @@ pub fn mqsim_trace_in(dir: &Path, name: &str, requests: &[Req]) -> PathBuf {
     path
 }
 
+/// A trace shipped in the repository's `traces/`.
+pub fn trace_path(name: &str) -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../traces/")).join(name)
+}
+
 pub fn preset(name: &str, overrides: &[(&str, &str)]) -> Config {
     let overrides: Vec<(String, String)> = overrides
         .iter()

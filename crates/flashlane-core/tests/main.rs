@@ -5,6 +5,7 @@
 
 mod bounds;
 mod cmt;
+mod combined_platform;
 mod common;
 mod config_keys;
 mod config_overrides;

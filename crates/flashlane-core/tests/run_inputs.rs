@@ -1,12 +1,8 @@
 //! The input pipeline: replay modes, address policies, device selection and trace mixes.
 
-use crate::common::{mqsim_trace, preset, spec};
+use crate::common::{mqsim_trace, preset, spec, trace_path};
 use flashlane_core::run::{AddressPolicy, Replay, TraceInput};
 use flashlane_core::trace::TraceFormat;
-
-fn trace_path(name: &str) -> std::path::PathBuf {
-    std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../traces/")).join(name)
-}
 
 #[test]
 fn closed_loop_of_one_serializes_requests() {

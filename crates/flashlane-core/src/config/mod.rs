@@ -4,6 +4,7 @@
 //! file and the line.
 
 mod presets;
+pub mod switches;
 
 use serde::{Deserialize, Serialize};
 

@@ -23,6 +23,7 @@ presets![
     "sos-4x4",
     "pass-ssd1",
     "pass-msr-60gb",
+    "combined-8x8",
 ];
 
 pub fn preset_names() -> Vec<&'static str> {
