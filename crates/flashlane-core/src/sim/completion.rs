@@ -121,6 +121,9 @@ impl Simulation {
         if let Some(c) = &mut self.contention {
             c.completed(host.offset_bytes);
         }
+        if let Some(r) = &mut self.runs {
+            r.completed(host.offset_bytes);
+        }
         if self.host_queue.includes_outstanding() {
             self.host_queue_changed(now);
         }

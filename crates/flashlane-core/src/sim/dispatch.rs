@@ -32,6 +32,9 @@ impl Simulation {
         if let Some(c) = &mut self.contention {
             c.dispatched(host.offset_bytes);
         }
+        if let Some(r) = &mut self.runs {
+            r.dispatched(id, host.offset_bytes);
+        }
         if let Some(link) = &mut self.link {
             // The command (and a write's data) must cross the host link first.
             let at = link.fetch(now, host.op, host.size_bytes);

@@ -242,12 +242,23 @@ impl Simulation {
     }
 
     /// Array time `ns` of `txn`, slowed by its region's crowd under
-    /// `device.region_contention` (host page operations only).
+    /// `device.region_contention` and by its request's place in a run under
+    /// `device.region_runs`, the two factors multiplied (host page operations only).
     #[inline]
     fn array_ns(&self, ns: u64, txn: &Transaction) -> u64 {
-        match &self.contention {
-            Some(c) if txn.host_request().is_some() => c.array_ns(ns, txn.lpn),
-            _ => ns,
+        match (&self.contention, &self.runs) {
+            (None, None) => ns,
+            (Some(c), None) => match txn.host_request() {
+                Some(_) => c.array_ns(ns, txn.lpn),
+                None => ns,
+            },
+            (c, Some(r)) => match txn.host_request() {
+                Some(id) => {
+                    let crowd = c.as_ref().map_or(1.0, |c| c.factor_at(txn.lpn));
+                    (ns as f64 * (crowd * r.factor_of(id))).round() as u64
+                }
+                None => ns,
+            },
         }
     }
 }

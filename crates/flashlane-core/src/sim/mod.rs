@@ -9,8 +9,8 @@
 
 use crate::config::Config;
 use crate::device::{
-    AnyDeviceScheduler, DieIssue, MultiPlane, RegionContention, Transaction, TxnKind, WriteBuffer,
-    WriteCompletion, NO_LPN, NO_REQUEST,
+    AnyDeviceScheduler, DieIssue, MultiPlane, RegionContention, RegionRuns, Transaction, TxnKind,
+    WriteBuffer, WriteCompletion, NO_LPN, NO_REQUEST,
 };
 use crate::engine::EventQueue;
 use crate::ftl::cmt::{CmtRules, MappingCache, MappingOp};
@@ -244,6 +244,9 @@ pub struct Simulation {
     /// PASS's drive behaviour (`device.region_contention`): host requests outstanding per
     /// region, which slow their region's array times.
     contention: Option<RegionContention>,
+    /// Its second reading (`device.region_runs`): each live request's place in its run of
+    /// requests handed over in a row to one region, which slows its array times.
+    runs: Option<RegionRuns>,
     /// MQSim's PCIe link (`host.link`): commands and data cross it before and after the
     /// device's work.
     link: Option<PcieLink>,
@@ -453,6 +456,11 @@ impl Simulation {
                 .region_contention
                 .as_ref()
                 .map(|c| RegionContention::new(c, g.page_bytes, logical_bytes)),
+            runs: config
+                .device
+                .region_runs
+                .as_ref()
+                .map(|c| RegionRuns::new(c, logical_bytes)),
             link: config.host.link.build(),
             ssdsim_loop,
             geometry: g,
