@@ -118,10 +118,7 @@ impl Simulation {
         );
         self.chip_load.completed(host.chips);
         self.outstanding_requests -= 1;
-        if let Some(c) = &mut self.contention {
-            c.completed(host.offset_bytes);
-        }
-        if let Some(r) = &mut self.runs {
+        if let Some(r) = &mut self.regions {
             r.completed(host.offset_bytes);
         }
         if self.host_queue.includes_outstanding() {

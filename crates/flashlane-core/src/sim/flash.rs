@@ -241,24 +241,16 @@ impl Simulation {
         }
     }
 
-    /// Array time `ns` of `txn`, slowed by its region's crowd under
-    /// `device.region_contention` and by its request's place in a run under
-    /// `device.region_runs`, the two factors multiplied (host page operations only).
+    /// Array time `ns` of `txn`, slowed by PASS's drive behaviour when it is on
+    /// (`device.region_contention`, `device.region_runs`; host page operations only).
     #[inline]
     fn array_ns(&self, ns: u64, txn: &Transaction) -> u64 {
-        match (&self.contention, &self.runs) {
-            (None, None) => ns,
-            (Some(c), None) => match txn.host_request() {
-                Some(_) => c.array_ns(ns, txn.lpn),
+        match &self.regions {
+            Some(r) => match txn.host_request() {
+                Some(request) => r.array_ns(ns, request, txn.lpn),
                 None => ns,
             },
-            (c, Some(r)) => match txn.host_request() {
-                Some(id) => {
-                    let crowd = c.as_ref().map_or(1.0, |c| c.factor_at(txn.lpn));
-                    (ns as f64 * (crowd * r.factor_of(id))).round() as u64
-                }
-                None => ns,
-            },
+            None => ns,
         }
     }
 }
