@@ -26,6 +26,7 @@ mod precondition_cache;
 mod preset_list;
 mod progress;
 mod region_contention;
+mod region_runs;
 mod run_inputs;
 mod sim_closed_form;
 mod sim_correctness;

@@ -1,15 +1,17 @@
 """Where PASS's headline appears: its throughput over the best of the other four schedulers
 (Fig. 9, sysbench random file I/O: +36.6 % at 16 threads, +41.6 % at 32; Table 2: +16.1 %)
 mapped over the two things it depends on: how many threads keep requests outstanding, and the
-drive behaviour PASS rests on, a region that slows once too many requests are outstanding to
-it (its Fig. 2; ``device.region_contention``, docs/models/pass.md), here by where the slowdown
-starts (issue 20).
+drive behaviour PASS rests on, in two readings (docs/models/pass.md): a region that slows once
+too many requests are outstanding to it (its Fig. 2; ``device.region_contention``), here by
+where the slowdown starts (issue 20), or one that slows with the requests sent to it in a row
+(its Sec. 3.2-3.3; ``device.region_runs``, issue 30).
 
 Each point replays the sysbench-fileio stand-in of the Fig. 9 set (pass_.py: 16 KiB requests,
 60 % reads, uniform over 20 GiB, one outstanding request per thread) on ``pass-ssd1`` at NCQ
-depth 31, striped, for the five schedulers, with the behaviour off or its slowdown starting past
-``onset`` requests outstanding in a 4 GiB region (x1.25 at twice that, x2 at eight times).
-Throughput = completed requests x 16 KiB / simulated time.
+depth 31, striped, for the five schedulers, with the behaviour off, its slowdown starting past
+N requests outstanding in a 4 GiB region, or past the Nth request sent to a 4 GiB region in a
+row (x1.25 at 2N, x2 at 8N either way). Throughput = completed requests x 16 KiB / simulated
+time.
 """
 
 from __future__ import annotations
@@ -19,9 +21,20 @@ from flashlane.reproduce._core import Claim, Figure, Point, Run, get
 
 PAPER = "pass"
 FIGURE = "map"
-#: 0: the behaviour off.
-ONSETS = [0, 8, 4, 2, 1]
-QUICK_ONSETS = [0, 8, 1]
+#: The drive behaviours of the map's lines: "off", "outstanding-N" (device.region_contention
+#: slowing past N outstanding) or "in-a-row-N" (device.region_runs slowing past the Nth request
+#: in a row; 16 is PASS's batch threshold, 8 the best Qdep of a 4 GB region in its Fig. 2).
+BEHAVIOURS = [
+    "off",
+    "outstanding-8",
+    "outstanding-4",
+    "outstanding-2",
+    "outstanding-1",
+    "in-a-row-16",
+    "in-a-row-8",
+    "in-a-row-2",
+]
+QUICK_BEHAVIOURS = ["off", "outstanding-8", "outstanding-1", "in-a-row-8"]
 THREADS = [4, 8, 16, 32, 64]
 QUICK_THREADS = [4, 16, 64]
 QUICK_REQUESTS = 2000
@@ -37,17 +50,27 @@ CLAIMS = {
 }
 
 
-def onset_name(onset: int) -> str:
-    return "behaviour off" if onset == 0 else f"slows past {onset} outstanding"
+def _split(behaviour: str) -> tuple[str, int]:
+    kind, onset = behaviour.rsplit("-", 1)
+    return kind, int(onset)
+
+
+def behaviour_name(behaviour: str) -> str:
+    if behaviour == "off":
+        return "behaviour off"
+    kind, onset = _split(behaviour)
+    if kind == "outstanding":
+        return f"slows past {onset} outstanding"
+    return f"slows past {onset} in a row"
 
 
 def grid(quick: bool) -> _maps.Grid:
     return _maps.Grid(
-        "contention_onset_requests",
-        QUICK_ONSETS if quick else ONSETS,
+        "drive_behaviour",
+        QUICK_BEHAVIOURS if quick else BEHAVIOURS,
         "threads",
         QUICK_THREADS if quick else THREADS,
-        onset_name,
+        behaviour_name,
         "threads",
     )
 
@@ -60,8 +83,12 @@ def points(quick: bool) -> list[Point]:
     requests = QUICK_REQUESTS if quick else pass_.FILEIO.requests
     g = grid(quick)
     result = []
-    for onset in g.lines:
-        extra = pass_.contention_args(onset) if onset else ()
+    for behaviour in g.lines:
+        extra: tuple[str, ...] = ()
+        if behaviour != "off":
+            kind, onset = _split(behaviour)
+            args = pass_.contention_args if kind == "outstanding" else pass_.region_runs_args
+            extra = args(onset)
         for threads in g.xs:
             for scheduler in pass_.SCHEDULERS:
                 result.append(
@@ -76,7 +103,7 @@ def points(quick: bool) -> list[Point]:
                         extra,
                         # Fig. 9's spec files: with the behaviour off, a point is Fig. 9's run.
                         stem=f"fig9-{pass_.FILEIO.key}-{scheduler}-t{threads}",
-                        tags=(("contention_onset_requests", onset),),
+                        tags=(("drive_behaviour", behaviour),),
                     )
                 )
     return result
@@ -131,8 +158,9 @@ def figures(runs: list[Run], quick: bool) -> list[Figure]:
             " ".join(said.values())
             + " Preset pass-ssd1, NCQ depth 31, striped; the sysbench-fileio stand-in "
             "(16 KiB, 60 % reads, 20 GiB: five 4 GiB regions), closed loop; the drive behaviour "
-            "device.region_contention off or slowing past N requests outstanding in a region "
-            "(x1.25 at 2N, x2 at 8N). Gain = PASS's throughput / the best other scheduler's.",
+            "off, slowing past N requests outstanding in a region (device.region_contention) or "
+            "past the Nth request sent to a region in a row (device.region_runs), x1.25 at 2N, "
+            "x2 at 8N. Gain = PASS's throughput / the best other scheduler's.",
             "lines",
             "threads (one outstanding request each)",
             "PASS throughput / best other's (1 = best other)",
@@ -162,23 +190,50 @@ def figures(runs: list[Run], quick: bool) -> list[Figure]:
     ]
 
 
+def _over(baseline: str):
+    """PASS's throughput over `baseline`'s at one grid point."""
+
+    def metric(configs: dict[str, Run]) -> float | None:
+        ours, base = configs.get("pass"), configs.get(baseline)
+        if ours is None or base is None:
+            return None
+        t_ours, t_base = get(ours.summary, "sim_time_ns"), get(base.summary, "sim_time_ns")
+        if not t_ours or not t_base:
+            return None
+        done = get(ours.summary, "requests.completed") / t_ours
+        return done / (get(base.summary, "requests.completed") / t_base)
+
+    return metric
+
+
 def markdown(runs: list[Run], quick: bool) -> list[str]:
-    """docs/results/pass.md's map: PASS's gain over threads x the region slowdown."""
+    """docs/results/pass.md's map: PASS's gain over threads x the region slowdown, then PASS
+    over Noop and over Deadline (the schedulers the paper beats) under each behaviour."""
     mine = [r for r in runs if r.point.figure == FIGURE]
     if not mine:
         return []
     g = grid(quick)
     said = sentences(mine, quick)
+    against: list[str] = []
+    for baseline, name in (("noop", "Noop"), ("deadline", "Deadline")):
+        found = _maps.cells(mine, FIGURE, g, _over(baseline))
+        against += [*_maps.markdown_table(g, found, f"PASS / {name}", 3), ""]
     return [
-        "### The map: threads x where the region slowdown starts",
+        "### The map: threads x the drive's region slowdown",
         "",
         "PASS's throughput over the best of the other four (figure `pass-map-gain`, "
         "python/flashlane/reproduce/pass_map.py) on the sysbench-fileio stand-in, `pass-ssd1` "
-        "at NCQ depth 31, striped, the drive behaviour off or slowing past N requests "
-        "outstanding in a 4 GiB region (x1.25 at 2N, x2 at 8N); threads across:",
+        "at NCQ depth 31, striped, the drive behaviour off, slowing past N requests "
+        "outstanding in a 4 GiB region (`device.region_contention`) or past the Nth request "
+        "sent to a 4 GiB region in a row (`device.region_runs`), x1.25 at 2N, x2 at 8N either "
+        "way (assumed curves); threads across:",
         "",
         *_maps.markdown_table(g, _found(mine, quick), "drive behaviour", 3),
         "",
         *[f"Computed from the data: *{s}*" for s in said.values()],
         "",
+        "PASS's throughput over Noop's and over Deadline's (Deadline is the best other "
+        "scheduler of the paper's Table 2) at the same points:",
+        "",
+        *against,
     ]

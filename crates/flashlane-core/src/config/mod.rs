@@ -304,6 +304,9 @@ impl Config {
         if let Some(contention) = &d.region_contention {
             contention.validate(self.geometry.page_bytes)?;
         }
+        if let Some(runs) = &d.region_runs {
+            runs.validate(self.geometry.page_bytes)?;
+        }
         if d.write_buffer_bytes / u64::from(self.geometry.page_bytes) > u64::from(u32::MAX) {
             return Err("device.write_buffer_bytes must hold fewer than 2^32 pages".into());
         }

@@ -6,6 +6,7 @@ mod die_issue;
 mod drive_probe;
 mod multiplane;
 mod region_contention;
+mod region_runs;
 mod ssdsim;
 #[cfg(test)]
 mod testing;
@@ -23,6 +24,7 @@ pub use drive_probe::{
 };
 pub use multiplane::MultiPlane;
 pub use region_contention::{RegionContention, RegionContentionConfig};
+pub use region_runs::{RegionRuns, RegionRunsConfig};
 pub use ssdsim::{
     GcJob, GcService, ProgramBinding, ProgramOrder, ReadTransfer, Ssdsim, SsdsimConfig,
     SsdsimSwitches,
@@ -89,6 +91,11 @@ pub struct DeviceConfig {
     /// outstanding to it (device/region_contention.rs). Absent = off.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub region_contention: Option<RegionContentionConfig>,
+    /// PASS's drive behaviour, second reading: a region's operations slow down when many
+    /// requests are sent to it in a row (device/region_runs.rs). Absent = off. With
+    /// `region_contention` also on, an operation's factors multiply.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub region_runs: Option<RegionRunsConfig>,
 }
 
 pub(crate) fn default_write_buffer_page_ns() -> u64 {

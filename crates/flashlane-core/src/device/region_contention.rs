@@ -148,24 +148,36 @@ impl RegionContention {
 
     /// Array time of an operation on logical page `lpn` whose nominal array time is `ns`.
     pub fn array_ns(&self, ns: u64, lpn: u32) -> u64 {
-        let k = self.outstanding[self.region(u64::from(lpn) * self.page_bytes)];
-        (ns as f64 * self.factor(f64::from(k))).round() as u64
+        (ns as f64 * self.factor_at(lpn)).round() as u64
     }
 
     /// The curve at `k` outstanding requests.
     pub fn factor(&self, k: f64) -> f64 {
-        let p = &self.points;
-        if k <= p[0].0 {
-            return p[0].1;
-        }
-        for w in p.windows(2) {
-            let ((k0, f0), (k1, f1)) = (w[0], w[1]);
-            if k <= k1 {
-                return f0 + (f1 - f0) * (k - k0) / (k1 - k0);
-            }
-        }
-        p[p.len() - 1].1
+        piecewise_linear(&self.points, k)
     }
+
+    /// The factor on the array time of an operation on logical page `lpn`, now.
+    #[inline]
+    pub fn factor_at(&self, lpn: u32) -> f64 {
+        let k = self.outstanding[self.region(u64::from(lpn) * self.page_bytes)];
+        self.factor(f64::from(k))
+    }
+}
+
+/// The curve through `points` (x increasing, at least one) at `x`: linear between points, flat
+/// beyond the first and the last. Also `device.region_runs`'s curve (device/region_runs.rs).
+pub(super) fn piecewise_linear(points: &[(f64, f64)], x: f64) -> f64 {
+    let p = points;
+    if x <= p[0].0 {
+        return p[0].1;
+    }
+    for w in p.windows(2) {
+        let ((x0, f0), (x1, f1)) = (w[0], w[1]);
+        if x <= x1 {
+            return f0 + (f1 - f0) * (x - x0) / (x1 - x0);
+        }
+    }
+    p[p.len() - 1].1
 }
 
 #[cfg(test)]

@@ -118,8 +118,8 @@ impl Simulation {
         );
         self.chip_load.completed(host.chips);
         self.outstanding_requests -= 1;
-        if let Some(c) = &mut self.contention {
-            c.completed(host.offset_bytes);
+        if let Some(r) = &mut self.regions {
+            r.completed(host.offset_bytes);
         }
         if self.host_queue.includes_outstanding() {
             self.host_queue_changed(now);

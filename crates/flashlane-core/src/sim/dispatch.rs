@@ -29,8 +29,8 @@ impl Simulation {
         let host = request.host;
         self.outstanding_requests += 1;
         self.chip_load.dispatched(host.chips);
-        if let Some(c) = &mut self.contention {
-            c.dispatched(host.offset_bytes);
+        if let Some(r) = &mut self.regions {
+            r.dispatched(id, host.offset_bytes);
         }
         if let Some(link) = &mut self.link {
             // The command (and a write's data) must cross the host link first.

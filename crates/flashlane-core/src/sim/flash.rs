@@ -241,13 +241,16 @@ impl Simulation {
         }
     }
 
-    /// Array time `ns` of `txn`, slowed by its region's crowd under
-    /// `device.region_contention` (host page operations only).
+    /// Array time `ns` of `txn`, slowed by PASS's drive behaviour when it is on
+    /// (`device.region_contention`, `device.region_runs`; host page operations only).
     #[inline]
     fn array_ns(&self, ns: u64, txn: &Transaction) -> u64 {
-        match &self.contention {
-            Some(c) if txn.host_request().is_some() => c.array_ns(ns, txn.lpn),
-            _ => ns,
+        match &self.regions {
+            Some(r) => match txn.host_request() {
+                Some(request) => r.array_ns(ns, request, txn.lpn),
+                None => ns,
+            },
+            None => ns,
         }
     }
 }

@@ -9,8 +9,8 @@
 
 use crate::config::Config;
 use crate::device::{
-    AnyDeviceScheduler, DieIssue, MultiPlane, RegionContention, Transaction, TxnKind, WriteBuffer,
-    WriteCompletion, NO_LPN, NO_REQUEST,
+    AnyDeviceScheduler, DeviceConfig, DieIssue, MultiPlane, RegionContention, RegionRuns,
+    Transaction, TxnKind, WriteBuffer, WriteCompletion, NO_LPN, NO_REQUEST,
 };
 use crate::engine::EventQueue;
 use crate::ftl::cmt::{CmtRules, MappingCache, MappingOp};
@@ -110,6 +110,63 @@ struct Request {
     live: bool,
     /// The recorder's marks (measured or warm-up, trace of a mix, ...).
     marks: RequestMarks,
+}
+
+/// PASS's drive behaviour (docs/models/pass.md): a region's host array times slow with the
+/// requests outstanding in it (`device.region_contention`) and with a request's place in a run
+/// sent to it in a row (`device.region_runs`); with both on, the factors multiply.
+#[derive(Debug, Clone)]
+struct RegionSlowdown {
+    contention: Option<RegionContention>,
+    runs: Option<RegionRuns>,
+}
+
+impl RegionSlowdown {
+    /// `None` when both keys are off.
+    fn new(device: &DeviceConfig, page_bytes: u32, logical_bytes: u64) -> Option<Self> {
+        let contention = device
+            .region_contention
+            .as_ref()
+            .map(|c| RegionContention::new(c, page_bytes, logical_bytes));
+        let runs = device
+            .region_runs
+            .as_ref()
+            .map(|c| RegionRuns::new(c, logical_bytes));
+        (contention.is_some() || runs.is_some()).then_some(RegionSlowdown { contention, runs })
+    }
+
+    /// Host request `request`, whose first byte is at `offset_bytes`, was handed to the device.
+    fn dispatched(&mut self, request: u32, offset_bytes: u64) {
+        if let Some(c) = &mut self.contention {
+            c.dispatched(offset_bytes);
+        }
+        if let Some(r) = &mut self.runs {
+            r.dispatched(request, offset_bytes);
+        }
+    }
+
+    /// That request completed.
+    fn completed(&mut self, offset_bytes: u64) {
+        if let Some(c) = &mut self.contention {
+            c.completed(offset_bytes);
+        }
+        if let Some(r) = &mut self.runs {
+            r.completed(offset_bytes);
+        }
+    }
+
+    /// Array time of a page operation of host request `request` on logical page `lpn` whose
+    /// nominal array time is `ns`: ns x the crowd's factor x the run's, rounded to the ns.
+    fn array_ns(&self, ns: u64, request: u32, lpn: u32) -> u64 {
+        match (&self.contention, &self.runs) {
+            (Some(c), None) => c.array_ns(ns, lpn),
+            (c, Some(r)) => {
+                let crowd = c.as_ref().map_or(1.0, |c| c.factor_at(lpn));
+                (ns as f64 * (crowd * r.factor_of(request))).round() as u64
+            }
+            (None, None) => ns,
+        }
+    }
 }
 
 /// Run options that are not part of the device config.
@@ -241,9 +298,8 @@ pub struct Simulation {
     /// `ftl.gc_page_move = "read_and_program"`: the victims whose pages are moving (a slab:
     /// GC reads and programs carry their victim's index), and the free indexes.
     gc_victims: Option<GcVictims>,
-    /// PASS's drive behaviour (`device.region_contention`): host requests outstanding per
-    /// region, which slow their region's array times.
-    contention: Option<RegionContention>,
+    /// PASS's drive behaviour, when either of its readings is on: one check when both are off.
+    regions: Option<RegionSlowdown>,
     /// MQSim's PCIe link (`host.link`): commands and data cross it before and after the
     /// device's work.
     link: Option<PcieLink>,
@@ -448,11 +504,7 @@ impl Simulation {
             update_read_rule: config.ftl.partial_page_writes == PartialPageWrites::UpdateRead,
             gc_victims: (config.ftl.gc_page_move == GcPageMove::ReadAndProgram)
                 .then(GcVictims::default),
-            contention: config
-                .device
-                .region_contention
-                .as_ref()
-                .map(|c| RegionContention::new(c, g.page_bytes, logical_bytes)),
+            regions: RegionSlowdown::new(&config.device, g.page_bytes, logical_bytes),
             link: config.host.link.build(),
             ssdsim_loop,
             geometry: g,
