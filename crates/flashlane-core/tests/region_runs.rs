@@ -56,8 +56,8 @@ fn a_run_of_32_to_one_region_slows_by_its_places_and_alternating_does_not() {
     // (900 us x 7.25 + 0.004 us) / 32 = 203.906375 us.
     let off = summary(&writes(false), &[], "run-off");
     let on = summary(&writes(false), &RUNS, "run-on");
-    assert_eq!(on.requests.completed, 32);
-    let grown = on.latency_us.write.mean - off.latency_us.write.mean;
+    assert_eq!(on.figures.requests.completed, 32);
+    let grown = on.figures.latency_us.write.mean - off.figures.latency_us.write.mean;
     let expected = (PROGRAM_US * EXTRA_FACTOR_SUM + 0.004) / 32.0;
     assert!((grown - expected).abs() < 1e-6, "{grown} vs {expected}");
     // The last write (place 32, factor 1.25 + 0.75 x 16/48 = 1.5) is the slowest.
@@ -67,9 +67,9 @@ fn a_run_of_32_to_one_region_slows_by_its_places_and_alternating_does_not() {
     // run is byte-identical to the option off.
     let off = summary(&writes(true), &[], "alternate-off");
     let on = summary(&writes(true), &RUNS, "alternate-on");
-    assert_eq!(off.latency_us, on.latency_us);
+    assert_eq!(off.figures.latency_us, on.figures.latency_us);
     assert_eq!(off.sim_time_ns, on.sim_time_ns);
-    assert_eq!(off.requests, on.requests);
+    assert_eq!(off.figures.requests, on.figures.requests);
 }
 
 #[test]
@@ -87,7 +87,7 @@ fn with_region_contention_on_too_the_factors_multiply() {
     ]);
     let off = summary(&writes(false), &[], "both-off");
     let on = summary(&writes(false), &both, "both-on");
-    let grown = on.latency_us.write.mean - off.latency_us.write.mean;
+    let grown = on.figures.latency_us.write.mean - off.figures.latency_us.write.mean;
     let expected = PROGRAM_US * (2.0 * (32.0 + EXTRA_FACTOR_SUM) - 32.0) / 32.0;
     assert!((grown - expected).abs() < 1e-6, "{grown} vs {expected}");
 }
