@@ -13,21 +13,28 @@ two settings of the aged 60 GB drive, and writes the whole of docs/results/pass.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from flashlane.reproduce import pass_map
 from flashlane.reproduce._core import Claim, Figure, Point, Run, get, percent_change, ratio
+from flashlane.reproduce.pass_platform import (
+    COMPLEX,
+    FILEIO,
+    MULTITHREADED,
+    SCHEDULERS,
+    SIMPLE,
+    SWEEP_FIGURES,
+    Workload,
+    contention_args,
+    workload_point,
+)
 
 PAPER = "pass"
 TITLE = "PASS: a parallelism-aware scheduler for SSDs (Linux block-layer schedulers)"
 #: The figures `--results` draws into OUT/figures/ for docs/results/pass.md (docs/results/figures/).
 KEY_FIGURES = ("fig9", "map-gain")
-SCHEDULERS = ["noop", "deadline", "cfq", "anticipatory", "pass"]
 NAMES = {"noop": "Noop", "deadline": "Deadline", "cfq": "CFQ", "anticipatory": "AS", "pass": "PASS"}
-GIB = 1 << 30
 QUICK_TABLE3 = ["noop", "pass"]
 # Table 2 of the paper (read MB/s, write MB/s, total MB/s, IOPS; Noop's and CFQ's IOPS are
 # printed "3.74" and "3.64", without the thousands, and are read as 3740 and 3640).
@@ -52,120 +59,8 @@ PAPER_TABLE3_COMPLEX = {s: row[2] for s, row in PAPER_TABLE3.items()}
 PAPER_COMPLEX_ERASE_SHARE = {"noop": 0.65, "deadline": 0.58, "cfq": 0.58, "anticipatory": 0.55}
 
 
-def spec_text(
-    label: str,
-    requests: int,
-    read_fraction: float,
-    size_bytes: int,
-    span_bytes: int,
-    seed: int,
-    arrival: str,
-    stream_count: int,
-) -> str:
-    """A synthetic workload spec (docs/workloads.md)."""
-    return (
-        f"label = {json.dumps(label)}\n"
-        f"requests = {requests}\n"
-        f"read_fraction = {read_fraction}\n"
-        f"seed = {seed}\n"
-        f"stream_count = {stream_count}\n"
-        f"[arrival]\n{arrival}\n"
-        f'[size]\nkind = "fixed"\nbytes = {size_bytes}\n'
-        f'[address]\nkind = "uniform"\nspan_bytes = {span_bytes}\nalign_bytes = {size_bytes}\n'
-    )
-
-
-@dataclass(frozen=True)
-class Workload:
-    """A labelled synthetic stand-in: one spec per thread file, or one spec for all threads."""
-
-    key: str
-    label: str
-    read_fraction: float
-    size_bytes: int
-    span_bytes: int
-    #: The paper's request count (the full sets run all of them; --quick a fifth).
-    requests: int
-    per_thread_files: bool = False
-
-    def specs(self, threads: int, requests: int) -> list[str]:
-        """TOML texts of the specs (docs/workloads.md)."""
-        if self.per_thread_files:
-            # One source per thread: each gets its own share of the logical space (its file)
-            # and its own stream; fixed 1 ns gaps deal the sources' records in turn, and the
-            # closed-loop replay keeps `threads` requests outstanding.
-            return [
-                spec_text(
-                    f"{self.label} (thread {t})",
-                    requests,
-                    self.read_fraction,
-                    self.size_bytes,
-                    self.span_bytes,
-                    seed=t + 1,
-                    arrival='kind = "fixed"\ninterarrival_ns = 1',
-                    stream_count=1,
-                )
-                for t in range(threads)
-            ]
-        return [
-            spec_text(
-                self.label,
-                requests,
-                self.read_fraction,
-                self.size_bytes,
-                self.span_bytes,
-                seed=1,
-                arrival=f'kind = "closed_loop"\nqueue_depth_requests = {threads}',
-                stream_count=threads,
-            )
-        ]
-
-
-MULTITHREADED = Workload(
-    "multithreaded",
-    "stand-in for PASS's multithreaded file benchmark: per thread a 10 GiB file, uniform random "
-    "4 KiB reads and writes (half each), one outstanding request per thread; not: ext4 "
-    "metadata and journal writes, page cache",
-    0.5,
-    4096,
-    10 * GIB,
-    10_000,
-    per_thread_files=True,
-)
-FILEIO = Workload(
-    "sysbench-fileio",
-    "stand-in for sysbench random file I/O (20 GiB of files, 16 KiB blocks, 1.5 reads per "
-    "write, 10,000 requests in all); not: fsync every 100 requests, file boundaries",
-    0.6,
-    16384,
-    20 * GIB,
-    10_000,
-)
-SIMPLE = Workload(
-    "oltp-simple",
-    "stand-in for sysbench OLTP Simple on InnoDB (40 GiB table, 16 KiB pages, point selects "
-    "that miss the buffer pool: random 16 KiB reads, 100,000 requests); not: buffer-pool hits, "
-    "index pages, log writes",
-    1.0,
-    16384,
-    40 * GIB,
-    100_000,
-)
-COMPLEX = Workload(
-    "oltp-complex",
-    "stand-in for sysbench OLTP Complex on InnoDB (40 GiB table, 16 KiB pages, 3 page reads "
-    "per page write, 50,000 I/Os for 10,000 transactions); not: redo-log appends, doublewrite "
-    "buffer, fsync, buffer-pool hits, range scans",
-    0.75,
-    16384,
-    40 * GIB,
-    50_000,
-)
-# Figs. 9 and 10: the sysbench stand-ins (docs/models/pass.md).
 SWEEP_WORKLOADS = {w.key: w for w in (FILEIO, SIMPLE, COMPLEX)}
-SWEEP_FIGURES = {"sysbench-fileio": "fig9", "oltp-simple": "fig10a", "oltp-complex": "fig10b"}
 SWEEP_THREADS = [1, 2, 4, 8, 16, 32, 64]
-SWEEP_FIGS = set(SWEEP_FIGURES.values())
 QUICK_SWEEP_THREADS = [4, 16, 32]
 # Fig. 9 (Sec. 4.2): PASS over the best of the other four at 16 and 32 threads (percent).
 PAPER_FIG9_GAIN = {16: 36.6, 32: 41.6}
@@ -173,56 +68,11 @@ PAPER_FIG9_GAIN = {16: 36.6, 32: 41.6}
 SWEEP_SCALE = 1
 
 
-def _point(
-    figure: str,
-    workload: Workload,
-    scheduler: str,
-    preset: str,
-    threads: int,
-    depth: int,
-    requests: int,
-    extra: tuple[str, ...] = (),
-    *,
-    stem: str | None = None,
-    tags: tuple[tuple[str, Any], ...] = (),
-) -> Point:
-    """One run: `workload`'s specs for `threads` threads and `requests` requests, closed loop,
-    scheduler and device queue depth set; `stem` names its spec files, `tags` extend the
-    point's (threads, depth)."""
-    if stem is None:
-        stem = f"{figure}-{workload.key}-{scheduler}" + (
-            f"-t{threads}" if figure in SWEEP_FIGS else ""
-        )
-    specs = workload.specs(threads, requests)
-    files = tuple((f"{stem}-{i}.toml", text) for i, text in enumerate(specs))
-    args = [
-        "--preset",
-        preset,
-        "--set",
-        f"host.scheduler.kind={scheduler}",
-        "--set",
-        f"device.queue_depth_requests={depth}",
-        "--closed-loop",
-        str(threads),
-        *extra,
-    ]
-    for name, _ in files:
-        args += ["--synthetic", f"{{work}}/{name}"]
-    return Point(
-        PAPER,
-        figure,
-        workload.key,
-        scheduler,
-        tuple(args),
-        (("threads", threads), ("device_queue_depth_requests", depth), *tags),
-        files,
-    )
-
-
 def points(quick: bool) -> list[Point]:
     scale = 5 if quick else 1
     result = [
-        _point("table2", MULTITHREADED, s, "pass-ssd1", 4, 31, 10_000 // scale) for s in SCHEDULERS
+        workload_point("table2", MULTITHREADED, s, "pass-ssd1", 4, 31, 10_000 // scale)
+        for s in SCHEDULERS
     ]
     # Figs. 9 and 10: the thread sweeps at NCQ depth 31 (a fifth of the requests, as Table 2's
     # quick set, and two thread counts with --quick).
@@ -231,12 +81,13 @@ def points(quick: bool) -> list[Point]:
         requests = workload.requests // (5 if quick else SWEEP_SCALE)
         for threads in QUICK_SWEEP_THREADS if quick else SWEEP_THREADS:
             result += [
-                _point(figure, workload, s, "pass-ssd1", threads, 31, requests) for s in SCHEDULERS
+                workload_point(figure, workload, s, "pass-ssd1", threads, 31, requests)
+                for s in SCHEDULERS
             ]
     # Sec. 4.5 / Table 3: the full, aged 60 GB drive, 64 threads at NCQ depth 31. Ageing the
     # drive takes seconds per run: --quick runs Noop and PASS only.
     result += [
-        _point(
+        workload_point(
             "table3",
             COMPLEX,
             s,
@@ -408,41 +259,6 @@ def _sweep_figure(runs: list[Run], workload: str, quick: bool) -> Figure:
 VARIANTS = [(31, "striped"), (1, "striped"), (31, "concatenated"), (31, "contention")]
 
 
-def contention_args(onset: int) -> tuple[str, ...]:
-    """The drive behaviour with its slowdown starting past `onset` outstanding requests in a
-    4 GiB region: array times x1 up to `onset`, x1.25 at twice it, x2 at eight times it (the
-    shape of the paper's Fig. 2; an assumed curve)."""
-    counts, factors = [1, onset, 2 * onset, 8 * onset], [1.0, 1.0, 1.25, 2.0]
-    if onset == 1:
-        counts, factors = counts[1:], factors[1:]
-    return (
-        "--set",
-        f"device.region_contention.region_bytes={4 * (1 << 30)}",
-        "--set",
-        f"device.region_contention.outstanding_requests={counts}",
-        "--set",
-        f"device.region_contention.service_time_factor={factors}",
-    )
-
-
-def region_runs_args(onset: int) -> tuple[str, ...]:
-    """The drive behaviour's second reading (device.region_runs, docs/models/pass.md): a request
-    sent to a 4 GiB region in a row with others slows with its place in the run, x1 up to
-    place `onset`, x1.25 at twice it, x2 at eight times it (the shape contention_args assumes;
-    an assumed curve)."""
-    places, factors = [1, onset, 2 * onset, 8 * onset], [1.0, 1.0, 1.25, 2.0]
-    if onset == 1:
-        places, factors = places[1:], factors[1:]
-    return (
-        "--set",
-        f"device.region_runs.region_bytes={4 * (1 << 30)}",
-        "--set",
-        f"device.region_runs.run_length_requests={places}",
-        "--set",
-        f"device.region_runs.service_time_factor={factors}",
-    )
-
-
 CONTENTION = contention_args(8)
 # pass-ssd1: 64 planes, floor(16 Mi physical pages x 0.93) logical pages; one unit per plane.
 PLANES = 64
@@ -485,7 +301,7 @@ def results_points(quick: bool, options: Mapping[str, Any]) -> list[Point]:
             *(CONTENTION if layout == "contention" else ()),
         )
         tags = (("layout", layout),)
-        return _point(
+        return workload_point(
             experiment,
             workload,
             scheduler,

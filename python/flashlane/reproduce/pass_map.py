@@ -18,6 +18,13 @@ from __future__ import annotations
 
 from flashlane.reproduce import _maps
 from flashlane.reproduce._core import Claim, Figure, Point, Run, get
+from flashlane.reproduce.pass_platform import (
+    FILEIO,
+    SCHEDULERS,
+    contention_args,
+    region_runs_args,
+    workload_point,
+)
 
 PAPER = "pass"
 FIGURE = "map"
@@ -76,25 +83,21 @@ def grid(quick: bool) -> _maps.Grid:
 
 
 def points(quick: bool) -> list[Point]:
-    # pass_.py imports this module for its sets; importing it back at call time keeps one
-    # definition of the workload and the runs without an import cycle at load time.
-    from flashlane.reproduce import pass_
-
-    requests = QUICK_REQUESTS if quick else pass_.FILEIO.requests
+    requests = QUICK_REQUESTS if quick else FILEIO.requests
     g = grid(quick)
     result = []
     for behaviour in g.lines:
         extra: tuple[str, ...] = ()
         if behaviour != "off":
             kind, onset = _split(behaviour)
-            args = pass_.contention_args if kind == "outstanding" else pass_.region_runs_args
+            args = contention_args if kind == "outstanding" else region_runs_args
             extra = args(onset)
         for threads in g.xs:
-            for scheduler in pass_.SCHEDULERS:
+            for scheduler in SCHEDULERS:
                 result.append(
-                    pass_._point(
+                    workload_point(
                         FIGURE,
-                        pass_.FILEIO,
+                        FILEIO,
                         scheduler,
                         "pass-ssd1",
                         threads,
@@ -102,7 +105,7 @@ def points(quick: bool) -> list[Point]:
                         requests,
                         extra,
                         # Fig. 9's spec files: with the behaviour off, a point is Fig. 9's run.
-                        stem=f"fig9-{pass_.FILEIO.key}-{scheduler}-t{threads}",
+                        stem=f"fig9-{FILEIO.key}-{scheduler}-t{threads}",
                         tags=(("drive_behaviour", behaviour),),
                     )
                 )
