@@ -741,6 +741,13 @@ pub fn render_text(s: &Summary, whole_run_s: f64) -> String {
             b.full_waits
         );
     }
+    if let Some(r) = &s.region_slowdown {
+        let _ = writeln!(
+            out,
+            "region slowdown: {} of {} host page operations slowed; array time x{:.3}",
+            r.slowed_operations, r.host_operations, r.array_time_factor
+        );
+    }
     if let Some(v) = &s.variation {
         let _ = writeln!(
             out,

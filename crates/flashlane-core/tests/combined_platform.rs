@@ -12,7 +12,9 @@
 //!   falls: conflicting writes go to fast blocks.
 //!
 //! On tpcc at a quarter of its recorded rate (no run falls behind), and for VIOS on its Table 1
-//! stand-in of src (write-heavy, so writes open new blocks where the choice acts).
+//! stand-in of src (write-heavy, so writes open new blocks where the choice acts). PASS is not
+//! here: on this drive it does not lower the region slowdown it is about
+//! (docs/models/combined.md says why and where it would).
 
 use crate::common::trace_path;
 use flashlane_core::config::switches::settings_of;

@@ -43,6 +43,14 @@ fn a_crowded_region_slows_and_a_spread_load_does_not() {
     let on = summary(&spread, true, "spread-on");
     assert_eq!(off.figures.latency_us, on.figures.latency_us);
     assert_eq!(off.sim_time_ns, on.sim_time_ns);
+    // The summary says so: 64 host programs (4 KiB pages), none slowed; absent with the key off.
+    let slowdown = on.region_slowdown.as_ref().unwrap();
+    assert_eq!(
+        (slowdown.host_operations, slowdown.slowed_operations),
+        (64, 0)
+    );
+    assert_eq!(slowdown.array_time_factor, 1.0);
+    assert!(off.region_slowdown.is_none());
     // All 64 in one region: its programs stretch (up to 3x tPROG), so they take longer.
     let crowded = burst(1);
     let off = summary(&crowded, false, "crowded-off");
@@ -55,6 +63,15 @@ fn a_crowded_region_slows_and_a_spread_load_does_not() {
     );
     assert!(on.sim_time_ns > off.sim_time_ns);
     assert_eq!(on.figures.requests.completed, 64);
+    // A program slows when more than 8 requests are outstanding in the region as it gets its
+    // path: so the early ones do (up to 3x), the last 8 do not.
+    let slowdown = on.region_slowdown.as_ref().unwrap();
+    assert_eq!(slowdown.host_operations, 64);
+    assert!(
+        (1..=56).contains(&slowdown.slowed_operations),
+        "{slowdown:?}"
+    );
+    assert!((1.0..=3.0).contains(&slowdown.array_time_factor) && slowdown.array_time_factor > 1.0);
 }
 
 #[test]

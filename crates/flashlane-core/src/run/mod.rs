@@ -397,6 +397,7 @@ fn run_checked(
         device_scheduler: config.device.scheduler.name().to_string(),
         device: results.device,
         write_buffer: results.write_buffer,
+        region_slowdown: results.region_slowdown,
         interconnect: NamedReport {
             name: config.interconnect.name().to_string(),
             report: interconnect_report,

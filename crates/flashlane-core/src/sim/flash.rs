@@ -147,12 +147,12 @@ impl Simulation {
         }
         let (at, event) = match stage {
             Stage::ReadCommand | Stage::CopybackReadCommand => (
-                end + self.array_ns(self.page_read_ns, &txn),
+                end + self.array_ns(end, self.page_read_ns, &txn),
                 Event::ArrayDone { die },
             ),
             Stage::ReadData => (end, Event::Done { die }),
             Stage::ProgramIn | Stage::CopybackProgramCommand => (
-                end + self.array_ns(txn.program_ns as u64, &txn),
+                end + self.array_ns(end, txn.program_ns as u64, &txn),
                 Event::Done { die },
             ),
             Stage::EraseCommand => (end + self.block_erase_ns, Event::Done { die }),
@@ -241,13 +241,18 @@ impl Simulation {
         }
     }
 
-    /// Array time `ns` of `txn`, slowed by PASS's drive behaviour when it is on
-    /// (`device.region_contention`, `device.region_runs`; host page operations only).
+    /// Array time `ns` of `txn`, starting at `at`, slowed by PASS's drive behaviour when it is
+    /// on (`device.region_contention`, `device.region_runs`; host page operations only, whose
+    /// slowdown the recorder keeps).
     #[inline]
-    fn array_ns(&self, ns: u64, txn: &Transaction) -> u64 {
+    fn array_ns(&mut self, at: u64, ns: u64, txn: &Transaction) -> u64 {
         match &self.regions {
             Some(r) => match txn.host_request() {
-                Some(request) => r.array_ns(ns, request, txn.lpn),
+                Some(request) => {
+                    let slowed = r.array_ns(ns, request, txn.lpn);
+                    self.recorder.host_array_time(at, ns, slowed);
+                    slowed
+                }
                 None => ns,
             },
             None => ns,

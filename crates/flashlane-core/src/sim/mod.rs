@@ -388,6 +388,9 @@ impl Simulation {
         if options.dispatch_log {
             recorder.enable_dispatch_log();
         }
+        if config.device.region_contention.is_some() || config.device.region_runs.is_some() {
+            recorder.enable_region_slowdown();
+        }
         let idle_txn = Transaction {
             kind: TxnKind::Read,
             request: NO_REQUEST,

@@ -8,6 +8,7 @@ mod energy;
 mod flash_operations;
 mod host_queue;
 mod recorder;
+mod region_slowdown;
 mod request_figures;
 mod request_paths;
 mod requests;
@@ -20,6 +21,7 @@ pub use energy::{energy_stats, EnergyStats};
 pub use flash_operations::FlashOperationRecorder;
 pub use host_queue::{HostQueueRecorder, HostQueueStats};
 pub use recorder::{Models, RunEnd, RunShape, SimRecorder, SimResults};
+pub use region_slowdown::{RegionSlowdownRecorder, RegionSlowdownStats};
 pub use request_figures::RequestFigures;
 pub use request_paths::{RequestPathRecorder, RequestPathStats};
 pub use requests::{RequestMarks, RequestRecorder};
@@ -163,6 +165,11 @@ pub struct Summary {
     /// DRAM write buffer figures (device/write_buffer.rs); absent without a buffer.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub write_buffer: Option<crate::device::WriteBufferStats>,
+    /// PASS's drive behaviour: the array time it added to host page operations
+    /// (stats/region_slowdown.rs); absent when `device.region_contention` and
+    /// `device.region_runs` are off.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub region_slowdown: Option<RegionSlowdownStats>,
     pub interconnect: NamedReport<InterconnectReport>,
     /// Host requests whose every transfer got its path at once (Venice's Figure 13).
     pub request_paths: RequestPathStats,

@@ -7,8 +7,8 @@
 use super::{
     ChipActivityRecorder, ChipStats, CmtStats, ConflictStats, DeviceQueueRecorder,
     DeviceQueueStats, FlashCounts, FlashOperationRecorder, GcStats, HostQueueRecorder, LatencyByOp,
-    RequestCounts, RequestFigures, RequestMarks, RequestPathRecorder, RequestPathStats,
-    RequestRecorder,
+    RegionSlowdownRecorder, RegionSlowdownStats, RequestCounts, RequestFigures, RequestMarks,
+    RequestPathRecorder, RequestPathStats, RequestRecorder,
 };
 use crate::device::{Transaction, WriteBuffer, WriteBufferCounters, WriteBufferStats};
 use crate::ftl::cmt::{CmtCounters, MappingCache};
@@ -34,6 +34,7 @@ pub struct SimResults {
     pub per_source: Vec<(RequestCounts, LatencyByOp)>,
     pub device: DeviceQueueStats,
     pub write_buffer: Option<WriteBufferStats>,
+    pub region_slowdown: Option<RegionSlowdownStats>,
     pub shape: RunShape,
 }
 
@@ -90,6 +91,8 @@ pub struct SimRecorder {
     paths: RequestPathRecorder,
     host_queue: HostQueueRecorder,
     host_queue_max: u64,
+    /// PASS's drive behaviour, when a region key is on.
+    region_slowdown: Option<RegionSlowdownRecorder>,
     input_end: Option<(u64, u64)>,
     /// The hand-over order, when asked for (`--dispatch-log`).
     dispatch_log: Option<super::DispatchLog>,
@@ -115,6 +118,7 @@ impl SimRecorder {
             paths: RequestPathRecorder::default(),
             host_queue: HostQueueRecorder::new(host_queue_capacity),
             host_queue_max: 0,
+            region_slowdown: None,
             input_end: None,
             dispatch_log: None,
         }
@@ -299,6 +303,22 @@ impl SimRecorder {
         self.queues.queue_length(now, chip, len);
     }
 
+    /// Record PASS's drive behaviour's slowdown (`SimRecorder::host_array_time`) from now on.
+    pub fn enable_region_slowdown(&mut self) {
+        self.region_slowdown = Some(RegionSlowdownRecorder::default());
+    }
+
+    /// A host page operation's array time starts at `now`: `nominal_ns` as the timing gives
+    /// it, `actual_ns` as PASS's drive behaviour slowed it.
+    #[inline]
+    pub fn host_array_time(&mut self, now: u64, nominal_ns: u64, actual_ns: u64) {
+        if self.in_window(now) {
+            if let Some(r) = &mut self.region_slowdown {
+                r.host_array_time(nominal_ns, actual_ns);
+            }
+        }
+    }
+
     /// A host page write started on another chip than the one it was queued on (SOS).
     #[inline]
     pub fn write_moved(&mut self, now: u64) {
@@ -418,6 +438,7 @@ impl SimRecorder {
             request_paths: self.paths.stats(),
             device: self.queues.stats(window_end, busy, active_ns, host_writes),
             write_buffer: models.buffer.map(|b| b.stats(&self.at_window_start.buffer)),
+            region_slowdown: self.region_slowdown.as_ref().map(|r| r.stats()),
             shape: RunShape {
                 host_queue_max: self.host_queue_max,
                 last_arrival_ns: end.last_arrival_ns,
