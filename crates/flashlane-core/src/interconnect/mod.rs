@@ -339,7 +339,7 @@ impl Links {
     /// [`transfer_ns`] at these links' rate, from the table for whole sectors.
     #[inline]
     fn data_ns(&self, bytes: u32) -> u64 {
-        if bytes % SECTOR_BYTES == 0 {
+        if bytes.is_multiple_of(SECTOR_BYTES) {
             if let Some(&ns) = self.sector_ns.get((bytes / SECTOR_BYTES) as usize) {
                 return ns;
             }
