@@ -62,8 +62,11 @@ macro_rules! registry {
 
         $crate::registry::registry!(@extra $Config, $kinds, $($extra)*);
 
+        // `#[inline]`: a call through the enum becomes the match and a direct call of the
+        // kind's method in its caller, not a call of a wrapper that calls it.
         impl $Trait for $Any {
             $(
+                #[inline]
                 fn $m(& $($recv)+ $(, $a: $t)*) $(-> $r)? {
                     $crate::registry::registry!(@match [$($recv)+] $Any, $kinds, $m, ($($a),*))
                 }

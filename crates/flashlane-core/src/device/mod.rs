@@ -226,6 +226,12 @@ pub trait DeviceScheduler {
     /// that may start now (its die is idle per `ctx.die_busy`; it may belong to another chip),
     /// or `None`. Called repeatedly until `None`.
     fn next(&mut self, chip: u32, ctx: &mut DeviceContext<'_>) -> Option<Transaction>;
+    /// False only when [`DeviceScheduler::next`] for `chip` would surely return `None` with
+    /// these busy dies: a cheap check that spares the call (most calls find nothing to
+    /// start). The default always lets `next` decide.
+    fn may_issue(&self, _chip: u32, _die_busy: &[bool]) -> bool {
+        true
+    }
     /// Transactions queued (not yet started) for each chip.
     fn queued_per_chip(&self) -> &[u32];
     /// Multi-plane pairing (`device.multiplane`): remove and return the first queued
@@ -247,6 +253,7 @@ crate::registry::registry! {
     dispatch AnyDeviceScheduler: DeviceScheduler {
         fn enqueue(&mut self, txn: Transaction, ctx: &mut DeviceContext<'_>);
         fn next(&mut self, chip: u32, ctx: &mut DeviceContext<'_>) -> Option<Transaction>;
+        fn may_issue(&self, chip: u32, die_busy: &[bool]) -> bool;
         fn queued_per_chip(&self) -> &[u32];
         fn take_companion(
             &mut self,

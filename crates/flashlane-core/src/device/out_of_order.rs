@@ -55,6 +55,13 @@ impl DeviceScheduler for OutOfOrder {
         Some(txn)
     }
 
+    // `next` starts nothing from an empty queue or for a busy head die.
+    fn may_issue(&self, chip: u32, die_busy: &[bool]) -> bool {
+        self.queues[chip as usize]
+            .front()
+            .is_some_and(|head| !die_busy[head.die as usize])
+    }
+
     fn queued_per_chip(&self) -> &[u32] {
         &self.queued
     }

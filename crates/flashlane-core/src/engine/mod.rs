@@ -79,18 +79,21 @@ impl<E: Copy> EventQueue<E> {
             key: ((time_ns as u128) << 64) | seq as u128,
             payload,
         };
-        // Sift up: move parents down into the hole until the entry's place is found.
+        // Sift up: move parents down into the hole until the entry's place is found. On a
+        // local slice: through `self.heap` every store made the loop reload the vector's
+        // pointer and length.
         let mut hole = self.heap.len();
         self.heap.push(entry);
+        let heap = &mut self.heap[..];
         while hole > 0 {
             let parent = (hole - 1) / 2;
-            if self.heap[parent].key <= entry.key {
+            if heap[parent].key <= entry.key {
                 break;
             }
-            self.heap[hole] = self.heap[parent];
+            heap[hole] = heap[parent];
             hole = parent;
         }
-        self.heap[hole] = entry;
+        heap[hole] = entry;
     }
 
     /// Pop the earliest event and advance time to it.

@@ -190,31 +190,28 @@ pub struct MappingCache {
 }
 
 impl MappingCache {
-    /// A cache of `capacity_bytes` for `logical_pages` pages of `geometry`. `mapped_lpns`
-    /// yields the logical pages mapped when the run starts (after preconditioning): their
-    /// translation pages are on flash, and under `rules.on_flash_at_start` = `All` every other
-    /// one too.
+    /// A cache of `capacity_bytes` for `logical_pages` pages of `geometry`.
+    /// `mapped_groups(entries per translation page)` says for each translation page whether
+    /// it holds the entry of a logical page mapped when the run starts (after
+    /// preconditioning): those are on flash, and under `rules.on_flash_at_start` = `All`
+    /// every other one too.
     pub fn new(
         geometry: &Geometry,
         static_map: StaticMap,
         capacity_bytes: u64,
         logical_pages: u64,
-        mapped_lpns: impl Iterator<Item = u64>,
+        mapped_groups: impl FnOnce(u64) -> Vec<bool>,
         rules: CmtRules,
     ) -> Self {
         let (entry_bytes, entries_per_tpage) = entry_sizes(geometry);
         let capacity_entries =
             (capacity_bytes / u64::from(entry_bytes)).clamp(1, u32::MAX as u64 - 1) as u32;
         let tpages = logical_pages.div_ceil(entries_per_tpage) as usize;
-        let mut on_flash = vec![false; tpages];
-        match rules.on_flash_at_start {
-            TranslationPagesOnFlash::MappedAtStart => {
-                for lpn in mapped_lpns {
-                    on_flash[(lpn / entries_per_tpage) as usize] = true;
-                }
-            }
-            TranslationPagesOnFlash::All => on_flash.fill(true),
-        }
+        let on_flash = match rules.on_flash_at_start {
+            TranslationPagesOnFlash::MappedAtStart => mapped_groups(entries_per_tpage),
+            TranslationPagesOnFlash::All => vec![true; tpages],
+        };
+        assert_eq!(on_flash.len(), tpages, "one flag per translation page");
         let reserve = capacity_entries.min(1 << 24) as usize;
         MappingCache {
             capacity_entries,
@@ -500,7 +497,14 @@ mod tests {
         // 4096 physical pages: 12 address bits, 8 sectors -> cached (24 + 8) / 8 = 4 B,
         // on flash (12 + 8) / 8 = 3 B (ceil 2.5), 4096 / 3 = 1365 entries per page.
         let map = StaticMap::new(&g, [Level::Channel, Level::Chip, Level::Die, Level::Plane]);
-        let mut cmt = MappingCache::new(&g, map, 8, 4096, 0..4096u64, CmtRules::default());
+        let mut cmt = MappingCache::new(
+            &g,
+            map,
+            8,
+            4096,
+            |entries| vec![true; 4096usize.div_ceil(entries as usize)],
+            CmtRules::default(),
+        );
         assert_eq!((cmt.entry_bytes(), cmt.capacity_entries()), (4, 2));
         let txn = Transaction {
             kind: TxnKind::Read,

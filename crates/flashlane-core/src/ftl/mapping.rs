@@ -220,6 +220,25 @@ impl ChunkedTable {
         })
     }
 
+    /// Whether any value with an index in `range` is non-zero (unallocated chunks hold none).
+    /// Stops at the first one found.
+    pub fn any_nonzero(&self, range: std::ops::Range<u64>) -> bool {
+        let mut start = range.start;
+        while start < range.end {
+            let c = (start >> CHUNK_BITS) as usize;
+            let chunk_end = ((c as u64 + 1) << CHUNK_BITS).min(range.end);
+            if let Some(values) = self.chunk(c) {
+                let from = (start as usize) & (CHUNK - 1);
+                let to = from + (chunk_end - start) as usize;
+                if values[from..to].iter().any(|&v| v != 0) {
+                    return true;
+                }
+            }
+            start = chunk_end;
+        }
+        false
+    }
+
     /// Bytes held by allocated chunks.
     pub fn allocated_bytes(&self) -> u64 {
         (self.allocated_chunks * CHUNK * 4) as u64
@@ -366,6 +385,28 @@ impl PageMap {
         }
     }
 
+    /// For each group of `group_pages` logical pages in order (the last may be shorter),
+    /// whether any of its pages is mapped: what a cached mapping table needs when it starts
+    /// (which translation pages are on flash). Each group's scan stops at its first mapped
+    /// page, where listing every mapped page ([`PageMap::mapped_lpns`]) reads the whole table.
+    pub fn mapped_groups(&self, group_pages: u64) -> Vec<bool> {
+        let groups = self.logical_pages.div_ceil(group_pages) as usize;
+        if self.fill.is_some() {
+            let mut mapped = vec![false; groups];
+            for lpn in self.mapped_lpns() {
+                mapped[(lpn / group_pages) as usize] = true;
+            }
+            return mapped;
+        }
+        (0..groups as u64)
+            .map(|g| {
+                let start = g * group_pages;
+                let end = (start + group_pages).min(self.logical_pages);
+                self.table.any_nonzero(start..end)
+            })
+            .collect()
+    }
+
     /// See [`ChunkedTable::prefetch`].
     pub fn prefetch(&self, lpn: u64) {
         self.table.prefetch(lpn);
@@ -424,6 +465,15 @@ mod tests {
         let mut sorted = indices.clone();
         sorted.sort_unstable();
         assert_eq!(table.nonzero_indices().collect::<Vec<_>>(), sorted);
+        // Ranges within a chunk and across chunks (unallocated ones too) agree with the list.
+        for (start, len) in [(0, 1), (5, 3 * CHUNK as u64), (CHUNK as u64 - 2, 4), (7, 9)] {
+            let listed = sorted.iter().any(|&i| i >= start && i < start + len);
+            assert_eq!(
+                table.any_nonzero(start..start + len),
+                listed,
+                "{start} {len}"
+            );
+        }
         assert_eq!(
             table.allocated_bytes(),
             (3 * BLOCK_CHUNKS * CHUNK * 4) as u64

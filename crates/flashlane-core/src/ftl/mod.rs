@@ -406,6 +406,11 @@ impl Ftl {
         self.map.mapped_lpns()
     }
 
+    /// See [`PageMap::mapped_groups`].
+    pub fn mapped_groups(&self, group_pages: u64) -> Vec<bool> {
+        self.map.mapped_groups(group_pages)
+    }
+
     /// Start loading the mapping entry of `lpn` ahead of its translation (a performance hint).
     pub fn prefetch(&self, lpn: u64) {
         if lpn < self.map.logical_pages() {

@@ -7,8 +7,17 @@ use crate::interconnect::{Acquire, Grant, Interconnect, Transfer};
 use crate::Error;
 
 impl Simulation {
-    /// Start every transaction the device scheduler lets go on `chip`.
+    /// Start every transaction the device scheduler lets go on `chip`. Inlined, as its
+    /// check: most calls find nothing to start (the queue is empty or its head's die busy)
+    /// and cost that check, not a call.
+    #[inline]
     pub(super) fn try_issue(&mut self, now: u64, chip: u32) {
+        if self.device.may_issue(chip, self.die_issue.blocked()) {
+            self.issue(now, chip);
+        }
+    }
+
+    fn issue(&mut self, now: u64, chip: u32) {
         while let Some(txn) = self.device.next(chip, &mut device_ctx!(self, now)) {
             self.queue_changed(now, txn.from_chip);
             if txn.from_chip != txn.chip {
@@ -23,6 +32,9 @@ impl Simulation {
                 self.start(now, group);
             } else {
                 self.start(now, txn);
+            }
+            if !self.device.may_issue(chip, self.die_issue.blocked()) {
+                break;
             }
         }
     }

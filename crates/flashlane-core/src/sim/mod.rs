@@ -411,7 +411,7 @@ impl Simulation {
                 config.static_map(),
                 config.ftl.mapping_cache_bytes,
                 ftl.logical_pages(),
-                ftl.mapped_lpns(),
+                |entries_per_tpage| ftl.mapped_groups(entries_per_tpage),
                 CmtRules {
                     on_flash_at_start: config.ftl.translation_pages_on_flash,
                     writebacks: config.ftl.mapping_writebacks,

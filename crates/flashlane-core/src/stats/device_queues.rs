@@ -37,23 +37,27 @@ pub struct DeviceQueueStats {
 #[derive(Debug, Clone)]
 pub struct DeviceQueueRecorder {
     window_start_ns: u64,
-    last_len: Vec<u32>,
-    last_change_ns: Vec<u64>,
-    /// Integral of the queue length over window time, per chip (transaction-ns).
-    area: Vec<u128>,
-    max: Vec<u32>,
+    /// Per chip, together: a change touches one record (one bounds check, one cache line).
+    chips: Vec<ChipQueue>,
     moved_writes: u64,
     write_hits: u64,
+}
+
+/// One chip's queue figures.
+#[derive(Debug, Clone, Copy, Default)]
+struct ChipQueue {
+    /// Integral of the queue length over window time (transaction-ns).
+    area: u128,
+    last_change_ns: u64,
+    last_len: u32,
+    max: u32,
 }
 
 impl DeviceQueueRecorder {
     pub fn new(chips: usize) -> Self {
         DeviceQueueRecorder {
             window_start_ns: u64::MAX,
-            last_len: vec![0; chips],
-            last_change_ns: vec![0; chips],
-            area: vec![0; chips],
-            max: vec![0; chips],
+            chips: vec![ChipQueue::default(); chips],
             moved_writes: 0,
             write_hits: 0,
         }
@@ -62,9 +66,11 @@ impl DeviceQueueRecorder {
     /// The measured window starts: forget what came before.
     pub fn start_window(&mut self, now: u64) {
         self.window_start_ns = now;
-        self.area.iter_mut().for_each(|a| *a = 0);
-        self.last_change_ns.iter_mut().for_each(|t| *t = now);
-        self.max.clone_from(&self.last_len);
+        for chip in &mut self.chips {
+            chip.area = 0;
+            chip.last_change_ns = now;
+            chip.max = chip.last_len;
+        }
         self.moved_writes = 0;
         self.write_hits = 0;
     }
@@ -72,16 +78,17 @@ impl DeviceQueueRecorder {
     /// `chip`'s queue holds `len` waiting transactions from `now` on.
     #[inline]
     pub fn queue_length(&mut self, now: u64, chip: u32, len: u32) {
-        let c = chip as usize;
-        if self.last_len[c] == len {
+        let window_start_ns = self.window_start_ns;
+        let c = &mut self.chips[chip as usize];
+        if c.last_len == len {
             return;
         }
-        if now >= self.window_start_ns {
-            self.area[c] += u128::from(self.last_len[c]) * u128::from(now - self.last_change_ns[c]);
-            self.last_change_ns[c] = now;
-            self.max[c] = self.max[c].max(len);
+        if now >= window_start_ns {
+            c.area += u128::from(c.last_len) * u128::from(now - c.last_change_ns);
+            c.last_change_ns = now;
+            c.max = c.max.max(len);
         }
-        self.last_len[c] = len;
+        c.last_len = len;
     }
 
     pub fn moved_write(&mut self, now: u64) {
@@ -103,17 +110,19 @@ impl DeviceQueueRecorder {
     ) -> DeviceQueueStats {
         let start = self.window_start_ns.min(end);
         let window = end - start;
-        let chips = self.area.len();
-        let per_chip_queue_length_mean: Vec<f64> = (0..chips)
+        let per_chip_queue_length_mean: Vec<f64> = self
+            .chips
+            .iter()
             .map(|c| {
                 if window == 0 {
                     return 0.0;
                 }
-                let tail = u128::from(self.last_len[c])
-                    * u128::from(end.saturating_sub(self.last_change_ns[c].max(start)));
-                (self.area[c] + tail) as f64 / window as f64
+                let tail = u128::from(c.last_len)
+                    * u128::from(end.saturating_sub(c.last_change_ns.max(start)));
+                (c.area + tail) as f64 / window as f64
             })
             .collect();
+        let per_chip_queue_length_max: Vec<u32> = self.chips.iter().map(|c| c.max).collect();
         // A chip busy in the window implies some chip was busy, so active >= busy.
         let per_chip_idle_fraction: Vec<f64> = chip_busy_ns
             .iter()
@@ -134,9 +143,9 @@ impl DeviceQueueRecorder {
         };
         DeviceQueueStats {
             queue_length_mean: mean(&per_chip_queue_length_mean),
-            queue_length_max: self.max.iter().copied().max().unwrap_or(0),
+            queue_length_max: per_chip_queue_length_max.iter().copied().max().unwrap_or(0),
             per_chip_queue_length_mean,
-            per_chip_queue_length_max: self.max.clone(),
+            per_chip_queue_length_max,
             idle_fraction_mean: mean(&per_chip_idle_fraction),
             per_chip_idle_fraction,
             moved_writes: self.moved_writes,
