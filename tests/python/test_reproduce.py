@@ -47,6 +47,16 @@ def quick_all(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
     return out, result
 
 
+@pytest.fixture
+def no_drawing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """For tests about runs, CSVs and counts, not figures: the figures are built as usual but
+    not drawn with matplotlib (empty PNG and SVG files), which was most of these tests' time
+    (12-14 s each for PIQ's and SOS's quick sets). The figure tests draw them for real."""
+    import flashlane.reproduce._report
+
+    monkeypatch.setattr(flashlane.reproduce._report, "draw", lambda figure: (b"", b""))
+
+
 def test_outputs_of_every_paper(quick_all: tuple[Path, dict]) -> None:
     out, result = quick_all
     papers = {key.split("-")[0] for key in result["figures"]}
@@ -188,7 +198,7 @@ def test_report_renders_in_headless_chromium(quick_all: tuple[Path, dict]) -> No
 
 
 def test_sos_csv_is_byte_identical_on_a_dask_localcluster(
-    quick_all: tuple[Path, dict], tmp_path: Path
+    quick_all: tuple[Path, dict], tmp_path: Path, no_drawing: None
 ) -> None:
     """A second `reproduce sos --quick`, on a Dask LocalCluster (its workers sharing a
     precondition cache), writes the bytes the first (inside `all`, on the local process pool)
@@ -228,7 +238,7 @@ def test_sos_csv_is_byte_identical_on_a_dask_localcluster(
 
 
 def test_pass_csv_is_byte_identical_with_a_precondition_cache(
-    quick_all: tuple[Path, dict], tmp_path: Path
+    quick_all: tuple[Path, dict], tmp_path: Path, no_drawing: None
 ) -> None:
     """`reproduce pass --quick` without a precondition cache (its Table 3 runs two schedulers
     on one aged 60 GB drive: each preconditions it) writes the bytes the first (inside `all`,
@@ -413,7 +423,7 @@ def test_cli_forwards_and_reports_errors(tmp_path: Path) -> None:
 
 
 def test_render_only_and_reuse_take_the_stored_summaries(
-    quick_all: tuple[Path, dict], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    quick_all: tuple[Path, dict], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_drawing: None
 ) -> None:
     """--render-only runs nothing and rewrites the same CSV from the summaries in OUT; --reuse
     runs only the points whose command is not stored there."""
@@ -755,6 +765,7 @@ def test_printed_run_count_is_the_progress_count(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
+    no_drawing: None,
 ) -> None:
     """PIQ's quick set has points with the same arguments (Fig. 11's queue 64 is a Fig. 8
     bar): they share one run, and the run count printed at the end is the one the progress
