@@ -107,8 +107,13 @@ step() {
 step rustfmt cargo fmt --all --check
 step clippy cargo clippy "${locked[@]}" --workspace --all-targets -- -D warnings
 step cargo-test cargo test "${locked[@]}" --workspace --exclude flashlane-py
-step pip-install python -m pip install --disable-pip-version-check --no-build-isolation \
-    --no-deps --force-reinstall "$repo"
+# The package the Python tests import, built without the release profile's link-time
+# optimisation (and with more codegen units, no debug info): 87 s instead of 118 s on 2 cores,
+# and no slower for the tests (the reproduce fixture took 76 s against 79 s). A user's
+# `pip install .` keeps the release profile.
+step pip-install env CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
+    CARGO_PROFILE_RELEASE_DEBUG=0 python -m pip install --disable-pip-version-check \
+    --no-build-isolation --no-deps --force-reinstall "$repo"
 step ruff-check ruff check python tests/python scripts
 step ruff-format ruff format --check python tests/python scripts
 step pytest python -m pytest --basetemp "$scratch/pytest"
