@@ -64,10 +64,10 @@ fi
 # pip's build backend runs `maturin` from PATH; pyo3 builds against the venv's interpreter.
 export PATH="$venv/bin:$PATH"
 export PYO3_PYTHON="$venv/bin/python"
-# The Python tests' CLI is the one the Rust integration tests built (cargo's test profile,
-# opt-level 2: about 1.35x the release binary's CPU time): a release build of it as well took
-# 100-200 s of the suite's 10-minute budget on 2 cores. The Python package itself is built in
-# release by pip.
+# The Python tests' CLI is the one the Rust integration tests built (cargo's test profile:
+# our crates at opt-level 1, their dependencies at 2; Cargo.toml): a release build of it as
+# well took 100-200 s of the suite's 10-minute budget on 2 cores. The Python package itself is
+# built by pip (below).
 export FLASHLANE_BIN="$target_dir/debug/flashlane"
 # Every test must run here: a Python test that cannot (no Chromium, no CLI) fails
 # instead of skipping (tests/python/conftest.py).
