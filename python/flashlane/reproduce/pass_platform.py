@@ -177,36 +177,31 @@ def workload_point(
     )
 
 
-def contention_args(onset: int) -> tuple[str, ...]:
-    """The drive behaviour with its slowdown starting past `onset` outstanding requests in a
-    4 GiB region: array times x1 up to `onset`, x1.25 at twice it, x2 at eight times it (the
-    shape of the paper's Fig. 2; an assumed curve)."""
+def _curve_args(table: str, count_key: str, onset: int) -> tuple[str, ...]:
+    """`--set`s of one of PASS's drive behaviours (`device.TABLE`) over 4 GiB regions: array
+    times x1 up to `onset` (of the count `COUNT_KEY` names), x1.25 at twice it, x2 at eight
+    times it (the shape of the paper's Fig. 2; an assumed curve)."""
     counts, factors = [1, onset, 2 * onset, 8 * onset], [1.0, 1.0, 1.25, 2.0]
     if onset == 1:
         counts, factors = counts[1:], factors[1:]
     return (
         "--set",
-        f"device.region_contention.region_bytes={4 * (1 << 30)}",
+        f"device.{table}.region_bytes={4 * (1 << 30)}",
         "--set",
-        f"device.region_contention.outstanding_requests={counts}",
+        f"device.{table}.{count_key}={counts}",
         "--set",
-        f"device.region_contention.service_time_factor={factors}",
+        f"device.{table}.service_time_factor={factors}",
     )
+
+
+def contention_args(onset: int) -> tuple[str, ...]:
+    """The drive behaviour with its slowdown starting past `onset` outstanding requests in a
+    4 GiB region (device.region_contention)."""
+    return _curve_args("region_contention", "outstanding_requests", onset)
 
 
 def region_runs_args(onset: int) -> tuple[str, ...]:
     """The drive behaviour's second reading (device.region_runs, docs/models/pass.md): a request
-    sent to a 4 GiB region in a row with others slows with its place in the run, x1 up to
-    place `onset`, x1.25 at twice it, x2 at eight times it (the shape contention_args assumes;
-    an assumed curve)."""
-    places, factors = [1, onset, 2 * onset, 8 * onset], [1.0, 1.0, 1.25, 2.0]
-    if onset == 1:
-        places, factors = places[1:], factors[1:]
-    return (
-        "--set",
-        f"device.region_runs.region_bytes={4 * (1 << 30)}",
-        "--set",
-        f"device.region_runs.run_length_requests={places}",
-        "--set",
-        f"device.region_runs.service_time_factor={factors}",
-    )
+    sent to a 4 GiB region in a row with others slows with its place in the run, from place
+    `onset` on (the shape contention_args assumes)."""
+    return _curve_args("region_runs", "run_length_requests", onset)
