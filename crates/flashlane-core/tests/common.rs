@@ -95,6 +95,17 @@ pub fn preset(name: &str, overrides: &[(&str, &str)]) -> Config {
     Config::from_preset(name, &overrides).unwrap()
 }
 
+/// The error of a preset with overrides that must be refused.
+pub fn preset_error(name: &str, overrides: &[(&str, &str)]) -> String {
+    let overrides: Vec<(String, String)> = overrides
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    Config::from_preset(name, &overrides)
+        .unwrap_err()
+        .to_string()
+}
+
 pub fn spec(config: Config, trace: PathBuf) -> RunSpec {
     RunSpec::new(config, trace, Some(TraceFormat::Mqsim))
 }

@@ -1,7 +1,7 @@
 //! PASS's drive behaviour (`device.region_contention`): operations of a region slow down only
 //! while more requests are outstanding to it than the curve's flat part allows.
 
-use crate::common::{preset, run, Req};
+use crate::common::{preset, preset_error, run, Req};
 
 const MIB: u64 = 1 << 20;
 
@@ -164,13 +164,7 @@ fn a_probe_json_gives_the_curve() {
     let error = |extra: &[(&str, &str)]| {
         let mut o = from_probe.clone();
         o.extend_from_slice(extra);
-        let o: Vec<(String, String)> = o
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        flashlane_core::config::Config::from_preset("pass-ssd1", &o)
-            .unwrap_err()
-            .to_string()
+        preset_error("pass-ssd1", &o)
     };
     let e = error(&[("device.region_contention.region_bytes", "2097152")]);
     assert!(

@@ -1,7 +1,7 @@
 //! PASS's drive behaviour, second reading (`device.region_runs`): a request's array times slow
 //! with its place in a run of requests handed to the device in a row to one region.
 
-use crate::common::{preset, run, Req};
+use crate::common::{preset, preset_error, run, Req};
 
 const MIB: u64 = 1 << 20;
 /// pass-ssd1's tPROG, us.
@@ -97,13 +97,7 @@ fn a_bad_curve_is_refused_naming_the_key() {
     let error = |extra: &[(&str, &str)]| {
         let mut o = RUNS.to_vec();
         o.extend_from_slice(extra);
-        let o: Vec<(String, String)> = o
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        flashlane_core::config::Config::from_preset("pass-ssd1", &o)
-            .unwrap_err()
-            .to_string()
+        preset_error("pass-ssd1", &o)
     };
     let e = error(&[("device.region_runs.run_length_requests", "[1, 16, 8, 64]")]);
     assert!(
