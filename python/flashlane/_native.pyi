@@ -41,6 +41,28 @@ def resolve_workloads(workloads_json: str) -> str:
 def presets() -> list[tuple[str, str]]:
     """(name, description) of every bundled preset."""
 
+def trace_conditions(
+    path: str,
+    format: str | None,
+    preset: str,
+    overrides: list[str],
+    remap: bool,
+    max_bad_lines: int = 0,
+) -> str:
+    """The workload conditions of a trace under a preset (``KEY=VALUE`` overrides), as the
+    JSON text of ``flashlane trace stats FILE --preset P``'s ``conditions``; ``remap``: as
+    ``--remap-addresses``. ValueError names the trace, line or key at fault."""
+
+def combined_switches() -> list[tuple[str, str, str, list[str], list[str]]]:
+    """The switches of the ``combined-8x8`` preset: (name, paper, slot, settings as
+    ``KEY=VALUE``, needs); slot is ``host_scheduler``, ``interconnect``,
+    ``device_scheduler`` or ``drive`` (docs/models/combined.md)."""
+
+def combined_settings(names: list[str]) -> list[str]:
+    """The ``--set`` overrides (``KEY=VALUE``) of a combination of ``combined-8x8``'s switches,
+    with the drive behaviours they need. ValueError names an unknown switch or two of one
+    slot."""
+
 def version() -> str:
     """Version of the simulator core."""
 

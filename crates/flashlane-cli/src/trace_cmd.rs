@@ -4,10 +4,10 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
-use flashlane_core::config::{parse_override, AllocationConfig, Config};
+use flashlane_core::config::{parse_override, Config};
 use flashlane_core::trace::writer::{convert_into, ConvertOptions, WRITABLE_FORMATS};
 use flashlane_core::trace::{self, TraceError, TraceFormat, TraceReader, TraceRecord, TraceStats};
-use flashlane_core::workload::{ConditionsMeter, WorkloadConditions};
+use flashlane_core::workload::{touched_pages, ConditionsMeter, WorkloadConditions};
 use flashlane_core::Error;
 
 use crate::args::TraceReadArgs;
@@ -207,11 +207,6 @@ fn conditions_meter(name: &str, args: &StatsArgs) -> Result<ConditionsMeter, Err
         .map(|s| parse_override(s))
         .collect::<Result<Vec<_>, _>>()?;
     let config = Config::from_preset(name, &overrides)?;
-    let g = &config.geometry;
-    let page = u64::from(g.page_bytes);
-    // The FTL's logical capacity: the physical pages less the spare share.
-    let logical_pages =
-        (g.physical_pages() as f64 * (1.0 - config.ftl.overprovisioning_fraction)).floor() as u64;
     let remap = if args.remap_addresses {
         if trace::is_stream(&args.input.file) {
             return Err(Error::Config(format!(
@@ -220,34 +215,17 @@ fn conditions_meter(name: &str, args: &StatsArgs) -> Result<ConditionsMeter, Err
             )));
         }
         let mut reader = open_input(&args.input, None)?;
-        let mut pages = Vec::new();
-        while let Some(r) = reader.next_record()? {
-            pages.extend(r.offset_bytes / page..=(r.offset_bytes + r.size_bytes - 1) / page);
-            if pages.len() > 1 << 22 {
-                pages.sort_unstable();
-                pages.dedup();
-            }
-        }
-        pages.sort_unstable();
-        pages.dedup();
-        Some(pages)
+        Some(touched_pages(
+            &mut reader,
+            u64::from(config.geometry.page_bytes),
+        )?)
     } else {
         None
     };
-    let placement_note = matches!(config.ftl.allocation, AllocationConfig::Dynamic {}).then(|| {
-        "ftl.allocation.kind = dynamic: the drive places each write on its least loaded chip; \
-         the channel and chip figures use the static map the host assumes \
-         (ftl.host_visible_order), not where the drive puts the data"
-            .to_string()
-    });
-    Ok(ConditionsMeter::new(
+    Ok(ConditionsMeter::for_config(
         name,
         args.set.clone(),
-        placement_note,
-        g,
-        config.static_map(),
-        &config.timing,
-        logical_pages,
+        &config,
         remap,
     ))
 }

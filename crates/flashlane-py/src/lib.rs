@@ -7,6 +7,7 @@
 
 use std::path::PathBuf;
 
+use flashlane_core::config::switches::{settings_of, Slot, COMBINED_SWITCHES};
 use flashlane_core::config::{parse_override, Config, PRESETS};
 use flashlane_core::run::{run_interruptible_logging, AddressPolicy, Progress, Replay, TraceInput};
 use flashlane_core::trace::{
@@ -440,6 +441,70 @@ fn presets() -> PyResult<Vec<(String, String)>> {
         .collect()
 }
 
+/// The workload conditions of the trace at `path` under `preset` with `overrides`
+/// (`KEY=VALUE`, as `--set`), as the JSON text of `flashlane trace stats FILE --preset P`'s
+/// `conditions` (docs/workloads.md, "Conditions"); `remap` reads the trace twice and numbers
+/// its pages densely (`--remap-addresses`), else addresses fold onto the logical capacity.
+#[pyfunction]
+#[pyo3(signature = (path, format, preset, overrides, remap, max_bad_lines=0))]
+fn trace_conditions(
+    py: Python<'_>,
+    path: PathBuf,
+    format: Option<&str>,
+    preset: &str,
+    overrides: Vec<String>,
+    remap: bool,
+    max_bad_lines: u64,
+) -> PyResult<String> {
+    let format = format.map(parse_format).transpose()?;
+    let options = reader_options(max_bad_lines, false, None)?;
+    let pairs = overrides
+        .iter()
+        .map(|text| parse_override(text))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(to_py_err)?;
+    let conditions = py
+        .detach(|| workload::measure_conditions(&path, format, &options, preset, &pairs, remap))
+        .map_err(to_py_err)?;
+    serde_json::to_string(&conditions).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// The switches of the `combined-8x8` preset (docs/models/combined.md): (name, paper, slot,
+/// settings as `KEY=VALUE`, needs), in `COMBINED_SWITCHES`' order. Slot is `host_scheduler`,
+/// `interconnect`, `device_scheduler` or `drive`.
+#[pyfunction]
+fn combined_switches() -> Vec<(String, String, String, Vec<String>, Vec<String>)> {
+    COMBINED_SWITCHES
+        .iter()
+        .map(|s| {
+            let slot = match s.slot {
+                Slot::HostScheduler => "host_scheduler",
+                Slot::Interconnect => "interconnect",
+                Slot::DeviceScheduler => "device_scheduler",
+                Slot::Drive => "drive",
+            };
+            let strings = |list: &[&str]| list.iter().map(|v| v.to_string()).collect();
+            (
+                s.name.to_string(),
+                s.paper.to_string(),
+                slot.to_string(),
+                strings(s.settings),
+                strings(s.needs),
+            )
+        })
+        .collect()
+}
+
+/// The `--set` overrides (`KEY=VALUE`) of a combination of `combined-8x8`'s switches, the
+/// drive behaviours they need included; ValueError names an unknown switch or two of one slot.
+#[pyfunction]
+fn combined_settings(names: Vec<String>) -> PyResult<Vec<String>> {
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    settings_of(&names)
+        .map(|pairs| pairs.into_iter().map(|(k, v)| format!("{k}={v}")).collect())
+        .map_err(PyValueError::new_err)
+}
+
 /// Version of the simulator core this module was built from.
 #[pyfunction]
 fn version() -> &'static str {
@@ -452,6 +517,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(resolve_config, m)?)?;
     m.add_function(wrap_pyfunction!(resolve_workloads, m)?)?;
     m.add_function(wrap_pyfunction!(presets, m)?)?;
+    m.add_function(wrap_pyfunction!(combined_switches, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_conditions, m)?)?;
+    m.add_function(wrap_pyfunction!(combined_settings, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(open_trace, m)?)?;
     m.add_class::<TraceChunks>()?;

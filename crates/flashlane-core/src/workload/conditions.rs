@@ -8,9 +8,11 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
+use crate::config::{AllocationConfig, Config};
 use crate::geometry::{Geometry, StaticMap};
 use crate::timing::Timing;
-use crate::trace::{Op, TraceRecord};
+use crate::trace::{self, Op, ReaderOptions, TraceFormat, TraceReader, TraceRecord};
+use crate::Error;
 
 /// Window lengths of the windowed figures, ns.
 pub const WINDOWS_NS: [u64; 2] = [1_000_000, 100_000_000];
@@ -238,6 +240,39 @@ impl ConditionsMeter {
         }
     }
 
+    /// The meter of `config` (preset `preset` with the overrides `shown`, as the user gave
+    /// them): its static allocation, channel bandwidth and logical capacity. `remap`: the
+    /// trace's pages, [`touched_pages`], for `--remap-addresses`; None folds addresses.
+    pub fn for_config(
+        preset: &str,
+        shown: Vec<String>,
+        config: &Config,
+        remap: Option<Vec<u64>>,
+    ) -> Self {
+        let g = &config.geometry;
+        // The FTL's logical capacity: the physical pages less the spare share.
+        let logical_pages = (g.physical_pages() as f64
+            * (1.0 - config.ftl.overprovisioning_fraction))
+            .floor() as u64;
+        let placement_note =
+            matches!(config.ftl.allocation, AllocationConfig::Dynamic {}).then(|| {
+                "ftl.allocation.kind = dynamic: the drive places each write on its least loaded \
+                 chip; the channel and chip figures use the static map the host assumes \
+                 (ftl.host_visible_order), not where the drive puts the data"
+                    .to_string()
+            });
+        ConditionsMeter::new(
+            preset,
+            shown,
+            placement_note,
+            g,
+            config.static_map(),
+            &config.timing,
+            logical_pages,
+            remap,
+        )
+    }
+
     fn logical_page(&self, page: u64) -> u64 {
         match &self.remap {
             // Every page of the trace is in the list (it came from the same trace).
@@ -327,4 +362,51 @@ impl ConditionsMeter {
             },
         }
     }
+}
+
+/// The sorted distinct pages of `page_bytes` that `reader`'s records touch: the first pass of
+/// `--remap-addresses`, which numbers them densely.
+pub fn touched_pages(reader: &mut dyn TraceReader, page_bytes: u64) -> Result<Vec<u64>, Error> {
+    let mut pages = Vec::new();
+    while let Some(r) = reader.next_record()? {
+        pages
+            .extend(r.offset_bytes / page_bytes..=(r.offset_bytes + r.size_bytes - 1) / page_bytes);
+        // Bound the memory on long traces: most of their pages repeat.
+        if pages.len() > 1 << 22 {
+            pages.sort_unstable();
+            pages.dedup();
+        }
+    }
+    pages.sort_unstable();
+    pages.dedup();
+    Ok(pages)
+}
+
+/// The conditions of the trace at `path` (a file: with `remap` it is read twice) under preset
+/// `preset` with `overrides`: what `flashlane trace stats FILE --preset P` prints.
+pub fn measure(
+    path: &std::path::Path,
+    format: Option<TraceFormat>,
+    options: &ReaderOptions,
+    preset: &str,
+    overrides: &[(String, String)],
+    remap: bool,
+) -> Result<WorkloadConditions, Error> {
+    let config = Config::from_preset(preset, overrides)?;
+    let remap = if remap {
+        let mut reader = trace::open_detected(path, format, options)?;
+        Some(touched_pages(
+            reader.as_mut(),
+            u64::from(config.geometry.page_bytes),
+        )?)
+    } else {
+        None
+    };
+    let shown = overrides.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    let mut meter = ConditionsMeter::for_config(preset, shown, &config, remap);
+    let mut reader = trace::open_detected(path, format, options)?;
+    while let Some(record) = reader.next_record()? {
+        meter.observe(&record);
+    }
+    Ok(meter.finish())
 }

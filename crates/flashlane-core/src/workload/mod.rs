@@ -24,7 +24,10 @@ use serde::{Deserialize, Serialize};
 use crate::trace::{TraceError, TraceReader, TraceRecord};
 use crate::Error;
 
-pub use conditions::{ConditionsMeter, WindowConditions, WorkloadConditions, WINDOWS_NS};
+pub use conditions::{
+    measure as measure_conditions, touched_pages, ConditionsMeter, WindowConditions,
+    WorkloadConditions, WINDOWS_NS,
+};
 pub use export::{write_trace, ExportError, OutputFormat};
 pub use generator::SyntheticReader;
 pub use profiles::{profile, profiles, Profile, Published};
