@@ -24,7 +24,7 @@ pub struct Switch {
     pub settings: &'static [&'static str],
     /// Drive behaviours the technique acts on: without them it has nothing to act on (VIOS
     /// without process variation has no fast blocks; PASS's gain rests on regions that slow
-    /// when crowded). Turned on with it by [`settings_of`].
+    /// when crowded or given long runs). Turned on with it by [`settings_of`].
     pub needs: &'static [&'static str],
 }
 
@@ -58,12 +58,15 @@ pub const COMBINED_SWITCHES: &[Switch] = &[
         needs: &["variation"],
     },
     Switch {
-        // PASS with the paper's 4 GB regions and batches of 16 (docs/models/pass.md).
+        // PASS with the paper's 4 GB regions and batches of 16 (docs/models/pass.md). It needs
+        // both readings of its drive behaviour: with the outstanding one alone it has almost
+        // nothing to act on here, since it only reorders what waits and never holds a request
+        // back (docs/models/combined.md, "PASS on `combined-8x8`").
         name: "pass",
         paper: "PASS",
         slot: Slot::HostScheduler,
         settings: &["host.scheduler.kind=pass"],
-        needs: &["crowded_regions"],
+        needs: &["crowded_regions", "region_runs"],
     },
     Switch {
         // Venice's mesh with path reservation and non-minimal adaptive routing. Its links run
@@ -107,6 +110,21 @@ pub const COMBINED_SWITCHES: &[Switch] = &[
             "device.region_contention.region_bytes=4294967296",
             "device.region_contention.outstanding_requests=[1, 8, 16, 64]",
             "device.region_contention.service_time_factor=[1.0, 1.0, 1.25, 2.0]",
+        ],
+        needs: &[],
+    },
+    Switch {
+        // PASS's drive behaviour read from its scheduler text (Sec. 3.2-3.3): a 4 GB region
+        // slows past 8 requests handed to it in a row. The same assumed curve and the same N
+        // (Fig. 2's best Qdep of a 4 GB region) as `crowded_regions`, not PASS's batch
+        // threshold of 16, so PASS's own turns are not exempt by construction.
+        name: "region_runs",
+        paper: "PASS",
+        slot: Slot::Drive,
+        settings: &[
+            "device.region_runs.region_bytes=4294967296",
+            "device.region_runs.run_length_requests=[1, 8, 16, 64]",
+            "device.region_runs.service_time_factor=[1.0, 1.0, 1.25, 2.0]",
         ],
         needs: &[],
     },
@@ -180,5 +198,30 @@ mod tests {
         let all = settings_of(&["vios", "venice", "sos", "crowded_regions"]).unwrap();
         assert!(all.contains(&("variation.enabled".into(), "true".into())));
         Config::from_preset("combined-8x8", &all).unwrap();
+    }
+
+    #[test]
+    fn pass_turns_on_both_readings_of_its_drive_behaviour() {
+        let keys = |names: &[&str]| -> Vec<String> {
+            settings_of(names)
+                .unwrap()
+                .into_iter()
+                .map(|(k, _)| k)
+                .collect()
+        };
+        let pass = keys(&["pass"]);
+        for key in [
+            "host.scheduler.kind",
+            "device.region_contention.region_bytes",
+            "device.region_runs.region_bytes",
+        ] {
+            assert!(pass.contains(&key.to_string()), "{key}: {pass:?}");
+        }
+        // The same drive, without PASS: what PASS is compared with.
+        let drive = keys(&["crowded_regions", "region_runs"]);
+        assert_eq!(pass.len(), drive.len() + 1, "{pass:?}");
+        assert!(drive.iter().all(|k| pass.contains(k)));
+        // Named already, a need is not added twice.
+        assert_eq!(keys(&["pass", "region_runs"]).len(), pass.len());
     }
 }

@@ -286,6 +286,18 @@ enum AddressSampler {
         /// Where the next request of the current run starts (`None`: start a new run).
         next: Option<u64>,
     },
+    RegionBursts {
+        align: u64,
+        region: u64,
+        regions: u64,
+        /// `align` slots per region.
+        slots: u64,
+        burst: u64,
+        /// The current burst's region (`None` before the first burst).
+        current: Option<u64>,
+        /// Requests the current burst still has to send.
+        left: u64,
+    },
     Mix {
         pick: Weighted,
         parts: Vec<AddressSampler>,
@@ -368,6 +380,20 @@ impl AddressSampler {
                 end_run: 1.0 / mean_run_requests,
                 next: None,
             },
+            AddressSpec::RegionBursts {
+                span_bytes,
+                align_bytes,
+                region_bytes,
+                burst_requests,
+            } => AddressSampler::RegionBursts {
+                align: *align_bytes,
+                region: *region_bytes,
+                regions: span_bytes / region_bytes,
+                slots: region_bytes / align_bytes,
+                burst: *burst_requests,
+                current: None,
+                left: 0,
+            },
             AddressSpec::Mix { components } => AddressSampler::Mix {
                 pick: Weighted::new(components.iter().map(|c| c.weight)),
                 parts: components
@@ -448,6 +474,30 @@ impl AddressSampler {
                 // Geometric run length: after each request the run ends with this probability.
                 *next = (unit_f64(rng) >= *end_run).then_some(offset + size);
                 offset
+            }
+            AddressSampler::RegionBursts {
+                align,
+                region,
+                regions,
+                slots,
+                burst,
+                current,
+                left,
+            } => {
+                if *left == 0 {
+                    // A new burst, to any region but the previous burst's.
+                    *current = Some(match *current {
+                        Some(previous) if *regions > 1 => {
+                            let r = below(rng, *regions - 1);
+                            r + u64::from(r >= previous)
+                        }
+                        _ => below(rng, *regions),
+                    });
+                    *left = *burst;
+                }
+                *left -= 1;
+                let start = current.unwrap_or(0) * *region;
+                start + fit(below(rng, *slots) * *align, size, *region, *align)
             }
             AddressSampler::Mix { pick, parts } => {
                 let i = pick.sample(rng);

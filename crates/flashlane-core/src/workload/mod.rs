@@ -243,6 +243,20 @@ pub enum AddressSpec {
         align_bytes: u64,
         mean_run_requests: f64,
     },
+    /// Bursts by region: the span's whole `region_bytes` regions (from offset 0; a remainder
+    /// shorter than a region is unused) receive the requests in bursts of exactly
+    /// `burst_requests` consecutive requests to one region. Each burst's region is drawn
+    /// uniformly among the regions other than the previous burst's (among all for the first
+    /// burst, or when there is one region), so a burst is exactly a run of requests to one
+    /// region; within it every `align_bytes` slot of the region is equally likely, and a
+    /// request that would run past its region's end is moved down inside the region.
+    RegionBursts {
+        span_bytes: u64,
+        #[serde(default = "default_align")]
+        align_bytes: u64,
+        region_bytes: u64,
+        burst_requests: u64,
+    },
     /// Each request picks one component with probability proportional to its weight.
     Mix { components: Vec<MixComponent> },
 }
@@ -659,6 +673,33 @@ impl AddressSpec {
                     return Err(format!(
                         "{key}.mean_run_requests must be a number >= 1, got {mean_run_requests}"
                     ));
+                }
+                Ok(())
+            }
+            AddressSpec::RegionBursts {
+                span_bytes,
+                align_bytes,
+                region_bytes,
+                burst_requests,
+            } => {
+                span_and_align(*span_bytes, *align_bytes)?;
+                if *region_bytes == 0 || region_bytes % align_bytes != 0 {
+                    return Err(format!(
+                        "{key}.region_bytes ({region_bytes}) must be a positive multiple of {key}.align_bytes ({align_bytes})"
+                    ));
+                }
+                if region_bytes > span_bytes {
+                    return Err(format!(
+                        "{key}.span_bytes ({span_bytes}) must hold at least one region of {key}.region_bytes ({region_bytes})"
+                    ));
+                }
+                if *region_bytes < max_size {
+                    return Err(format!(
+                        "{key}.region_bytes ({region_bytes}) must hold the largest request ({max_size} bytes)"
+                    ));
+                }
+                if *burst_requests == 0 {
+                    return Err(format!("{key}.burst_requests must be at least 1"));
                 }
                 Ok(())
             }
