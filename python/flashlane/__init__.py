@@ -31,7 +31,7 @@ from typing import Any, Literal
 from flashlane import _native
 from flashlane._inputs import Workload, cache_dir, reading_options, workloads_json
 
-__all__ = ["FlashlaneWarning", "__version__", "presets", "read_trace", "run", "sweep"]
+__all__ = ["FlashlaneWarning", "__version__", "advise", "presets", "read_trace", "run", "sweep"]
 
 __version__: str = _native.version()
 """Version of the simulator core this package was built from."""
@@ -371,6 +371,19 @@ def read_trace(
         for name in TRACE_COLUMNS:
             merged[name].extend(columns[name])
     return _frame(merged, backend)
+
+
+def advise(trace: str | os.PathLike[str], **options: Any) -> dict[str, Any]:
+    """Which of the five papers' techniques, alone or together, helps this trace: its
+    conditions, where they put it on the effect maps and the combinations study, and every
+    technique and combination run on the trace itself, ranked (docs/advise.md). The options
+    and the returned dict are those of :func:`flashlane._advise.advise` (``preset``,
+    ``format``, ``quick``, ``time_scale``, ``max_requests``, ``jobs``,
+    ``precondition_cache``); :func:`flashlane._advise.render` prints it as
+    ``flashlane advise`` does. Needs nothing beyond this package."""
+    from flashlane._advise import advise as advise_trace
+
+    return advise_trace(trace, **options)
 
 
 # Imported last: sweep.py uses nothing above, and `flashlane.sweep` is both the module

@@ -381,17 +381,20 @@ def test_every_committed_figure_is_small_and_shown_by_its_page() -> None:
     """docs/results/figures/ holds each paper's KEY_FIGURES (PNG, < 150 KB), each shown by an
     image link of docs/results/PAPER.md, and every image link of a results page (and the
     README's) names a file that is there."""
-    from flashlane.reproduce import PAPERS, paper_module
+    from flashlane.reproduce import PAPERS, STUDIES, paper_module
 
     repo = Path(__file__).resolve().parents[2]
     folder = repo / "docs" / "results" / "figures"
-    expected = {f"{paper}-{key}.png" for paper in PAPERS for key in paper_module(paper).KEY_FIGURES}
+    names = [*PAPERS, *STUDIES]
+    expected = {f"{paper}-{key}.png" for paper in names for key in paper_module(paper).KEY_FIGURES}
     assert {p.name for p in folder.glob("*.png")} == expected
     for path in folder.glob("*.png"):
         assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", path.name
         assert path.stat().st_size < 150_000, path.name
-    for paper in PAPERS:
-        page = repo / "docs" / "results" / f"{paper}.md"
+    for paper in names:
+        page = (
+            repo / "docs" / "results" / f"{getattr(paper_module(paper), 'RESULTS_PAGE', paper)}.md"
+        )
         links = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", page.read_text())
         names = {Path(link).name for link in links}
         assert names >= {n for n in expected if n.startswith(f"{paper}-")}, paper

@@ -16,7 +16,7 @@ import pytest
 import flashlane.reproduce.__main__
 import flashlane.reproduce.piq
 from conftest import skip_or_fail
-from flashlane.reproduce import PAPERS, ReproduceError, paper_module, reproduce
+from flashlane.reproduce import PAPERS, STUDIES, ReproduceError, paper_module, reproduce
 from flashlane.reproduce._core import (
     WALL_CLOCK_KEYS,
     Claim,
@@ -821,7 +821,7 @@ def test_cli_help_without_python_names_every_option(tmp_path: Path) -> None:
         assert 'pip install ".[reproduce]"' in done.stdout
     text = done.stdout
     flags = set()
-    for paper in [None, *PAPERS]:
+    for paper in [None, *PAPERS, *STUDIES]:
         parser, _ = flashlane.reproduce.__main__.build_parser(paper)
         flags.update(flag for action in parser._actions for flag in action.option_strings)
     assert {"--quick", "--results", "--out", "--jobs", "--traces", "--reuse"} <= flags
@@ -830,4 +830,4 @@ def test_cli_help_without_python_names_every_option(tmp_path: Path) -> None:
         assert re.search(rf"(?<![\w-]){re.escape(flag)}(?![\w-])", text), flag
     listed = re.search(r"^PAPER: (.*)$", text, re.M)
     assert listed, text
-    assert set(re.findall(r"[a-z]+", listed.group(1))) - {"or"} == {*PAPERS, "all"}
+    assert set(re.findall(r"[a-z]+", listed.group(1))) - {"or"} == {*PAPERS, *STUDIES, "all"}

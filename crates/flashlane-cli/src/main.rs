@@ -1,5 +1,6 @@
 //! `flashlane`: the command-line front end of the simulator.
 
+mod advise;
 mod args;
 mod compare;
 mod gen;
@@ -59,6 +60,10 @@ enum Command {
     /// Redraw a paper's figures beside its claims: runs, runs.csv, PNG/SVG and report.html
     /// (forwards to `python3 -m flashlane.reproduce`; PAPER: piq, pass, vios, sos, venice, all).
     Reproduce(reproduce::ReproduceArgs),
+    /// Which of the five papers' techniques, alone or together, helps a trace: its conditions,
+    /// its place on the effect maps, and every technique and combination run on it, ranked
+    /// (forwards to the Python package; docs/advise.md).
+    Advise(advise::AdviseArgs),
 }
 
 #[derive(Args)]
@@ -81,17 +86,24 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     // After parsing: --help and usage errors need no handler.
     signals::install();
-    if let Command::Reproduce(args) = cli.command {
-        // Python's exit status is ours (2 for its errors, which it has already printed).
-        return match reproduce::run(args) {
-            Ok(code) => ExitCode::from(code),
-            Err(e) => {
-                output::print_err(&format!("error: {e}\n"));
-                ExitCode::from(2)
-            }
-        };
+    // The commands that run in the Python package: its exit status is ours (2 for its
+    // errors, which it has already printed).
+    let forwarded = match cli.command {
+        Command::Reproduce(args) => reproduce::run(args),
+        Command::Advise(args) => advise::run(args),
+        command => return finish(execute(command)),
+    };
+    match forwarded {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            output::print_err(&format!("error: {e}\n"));
+            ExitCode::from(2)
+        }
     }
-    match execute(cli) {
+}
+
+fn finish(result: Result<(), Error>) -> ExitCode {
+    match result {
         // A message that could not reach standard error still fails the command.
         Ok(()) if !output::stderr_failed() => ExitCode::SUCCESS,
         Ok(()) => ExitCode::from(2),
@@ -112,8 +124,8 @@ fn restore_default_sigpipe() {
     }
 }
 
-fn execute(cli: Cli) -> Result<(), Error> {
-    match cli.command {
+fn execute(command: Command) -> Result<(), Error> {
+    match command {
         Command::Presets => {
             let mut text = String::new();
             for (name, _) in PRESETS {
@@ -130,8 +142,9 @@ fn execute(cli: Cli) -> Result<(), Error> {
         Command::Sweep(args) => compare::sweep(args),
         Command::Gen(args) => gen::run(args),
         Command::Trace(args) => trace_cmd::run(args),
-        // main runs it first to pass Python's exit status on; this arm only completes the match.
+        // main runs these (to pass Python's exit status on); these arms only complete the match.
         Command::Reproduce(args) => reproduce::run(args).map(|_| ()),
+        Command::Advise(args) => advise::run(args).map(|_| ()),
     }
 }
 

@@ -1,5 +1,6 @@
 //! `flashlane reproduce`: forwards to the Python package (`python3 -m flashlane.reproduce`),
-//! where the papers' experiment sets, figures (matplotlib) and report live.
+//! where the papers' experiment sets, figures (matplotlib) and report live. [`forward`] is
+//! shared with `flashlane advise` (advise.rs).
 //!
 //! `--help` / `-h` (alone or after PAPER) is forwarded too when the package is importable
 //! (Python's help names the exact options, PAPER's included); without it, [`HELP`] is printed
@@ -16,7 +17,7 @@ use flashlane_core::Error;
 pub struct ReproduceArgs {
     /// PAPER [--quick] [--results [PAPER's options]] [--out DIR] [--jobs N] [--traces DIR]
     /// [--precondition-cache DIR] [--reuse | --render-only]: see `flashlane reproduce --help`
-    /// (PAPER: piq, pass, vios, sos, venice or all).
+    /// (PAPER: piq, pass, vios, sos, venice, all, or the study combos).
     #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
     pub args: Vec<OsString>,
 }
@@ -34,7 +35,9 @@ Usage: flashlane reproduce PAPER [--quick] [--out DIR] [--jobs N] [--traces DIR]
                            [--precondition-cache DIR] [--reuse | --render-only]
        flashlane reproduce PAPER --results [--quick] [PAPER's options] [--out DIR] ...
 
-PAPER: piq, pass, vios, sos, venice or all
+PAPER: piq, pass, vios, sos, venice, all or combos
+       (all: the five papers; combos: their techniques alone and together on combined-8x8,
+       docs/results/combinations.md)
 
 Options:
   --quick          the reduced set the tests run
@@ -63,7 +66,7 @@ Options of the results sets (with --results; one PAPER, not all):
           --no-map             without the effect map (hot chips x load on ssdsim-platform)
           --max-requests N     requests per run
   venice  --requests N         requests per workload
-  pass, sos: none
+  pass, sos, combos: none
 
 The runs need the flashlane Python package with its reproduce extra (matplotlib, tqdm):
 from the repository, `pip install \".[reproduce]\"` (or `pip install \"flashlane[reproduce]\"`).
@@ -78,15 +81,10 @@ fn wants_help(args: &[OsString]) -> bool {
     args.iter().any(|a| a == "--help" || a == "-h")
 }
 
-/// [`HELP`], and why it is ours rather than Python's.
-fn print_help(why: &str) {
-    let _ = crate::output::print_out(&format!("{HELP}\n(This is flashlane's own help: {why}.)\n"));
-}
-
 /// The Python interpreter: $FLASHLANE_PYTHON; else the active virtual environment's
 /// ($VIRTUAL_ENV); else the `.venv` that `./scripts/test.sh` makes, in the current directory or
 /// one of its parents (the package is installed there); else `python3` on PATH.
-fn python() -> OsString {
+pub fn python() -> OsString {
     if let Some(chosen) = std::env::var_os("FLASHLANE_PYTHON") {
         return chosen;
     }
@@ -104,13 +102,52 @@ fn python() -> OsString {
 }
 
 pub fn run(args: ReproduceArgs) -> Result<u8, Error> {
+    forward(
+        &PythonCommand {
+            name: "flashlane reproduce",
+            module: "flashlane.reproduce",
+            launch: &["-m", "flashlane.reproduce"],
+            package: "the flashlane Python package with its plotting extra",
+            install: "pip install \"flashlane[reproduce]\"",
+            install_here: "pip install \".[reproduce]\"",
+            help: HELP,
+        },
+        &args.args,
+    )
+}
+
+/// A command that runs in the Python package: how to start it and what to say without it.
+pub struct PythonCommand<'a> {
+    /// As the user typed it, for messages ("flashlane reproduce").
+    pub name: &'a str,
+    /// The module whose import shows the package is there.
+    pub module: &'a str,
+    /// The interpreter's arguments before the user's (`-m MODULE`, or `-c CODE`).
+    pub launch: &'a [&'a str],
+    /// What must be installed, and the commands that install it (from the index, from the
+    /// repository).
+    pub package: &'a str,
+    pub install: &'a str,
+    pub install_here: &'a str,
+    /// Our own help, printed when the package is missing.
+    pub help: &'a str,
+}
+
+/// Run `command` in the Python package with `args`, passing its exit status on.
+pub fn forward(command: &PythonCommand<'_>, args: &[OsString]) -> Result<u8, Error> {
     let python = python();
     let shown = python.to_string_lossy().into_owned();
+    let print_help = |why: &str| {
+        let _ = crate::output::print_out(&format!(
+            "{}\n(This is flashlane's own help: {why}.)\n",
+            command.help
+        ));
+    };
     // Ask first whether the package is importable, so that a missing package gets a clear
     // message rather than Python's traceback.
-    let help = wants_help(&args.args);
+    let help = wants_help(args);
     let probe = match Command::new(&python)
-        .args(["-c", "import flashlane.reproduce"])
+        .args(["-c", &format!("import {}", command.module)])
         .output()
     {
         Ok(probe) => probe,
@@ -120,25 +157,30 @@ pub fn run(args: ReproduceArgs) -> Result<u8, Error> {
         }
         Err(e) => {
             return Err(Error::Config(format!(
-                "flashlane reproduce needs Python 3 ({shown}: {e}); set FLASHLANE_PYTHON to \
-                 the interpreter that has the flashlane package"
+                "{} needs Python 3 ({shown}: {e}); set FLASHLANE_PYTHON to the interpreter \
+                 that has the flashlane package",
+                command.name
             )))
         }
     };
     if !probe.status.success() && help {
         print_help(&format!(
-            "{shown} cannot import flashlane.reproduce; with the package installed, \
-             Python prints the exact options"
+            "{shown} cannot import {}; with the package installed, Python prints the exact \
+             options",
+            command.module
         ));
         return Ok(0);
     }
     if !probe.status.success() {
         return Err(Error::Config(format!(
-            "flashlane reproduce needs the flashlane Python package with its plotting extra in \
-             {shown}: `pip install \"flashlane[reproduce]\"` (from the repository: \
-             `pip install \".[reproduce]\"`; ./scripts/test.sh installs it into the repository's \
-             .venv, which this command uses when run from the repository), or set \
-             FLASHLANE_PYTHON to the interpreter that has it. Python said: {}",
+            "{} needs {} in {shown}: `{}` (from the repository: `{}`; ./scripts/test.sh \
+             installs it into the repository's .venv, which this command uses when run from \
+             the repository), or set FLASHLANE_PYTHON to the interpreter that has it. Python \
+             said: {}",
+            command.name,
+            command.package,
+            command.install,
+            command.install_here,
             String::from_utf8_lossy(&probe.stderr)
                 .lines()
                 .last()
@@ -147,14 +189,14 @@ pub fn run(args: ReproduceArgs) -> Result<u8, Error> {
     }
     // The runs go through the package's engine (flashlane.sweep, the simulator in-process
     // through its native module), not through this binary.
-    let mut command = Command::new(&python);
-    command.args(["-m", "flashlane.reproduce"]).args(&args.args);
+    let mut child_command = Command::new(&python);
+    child_command.args(command.launch).args(args);
     // Its own process group, so that SIGINT/SIGTERM reach it and its pool's workers once,
     // through us: we forward them and wait, rather than end and leave it writing files.
     #[cfg(unix)]
-    std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    std::os::unix::process::CommandExt::process_group(&mut child_command, 0);
     crate::signals::child_starting();
-    let mut child = match command.spawn() {
+    let mut child = match child_command.spawn() {
         Ok(child) => child,
         Err(e) => {
             crate::signals::child_finished();

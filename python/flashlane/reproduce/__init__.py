@@ -46,17 +46,21 @@ from flashlane.reproduce._core import (
     runs_csv,
 )
 
-__all__ = ["PAPERS", "ReproduceError", "reproduce"]
+__all__ = ["PAPERS", "STUDIES", "ReproduceError", "reproduce"]
 
-#: Paper name -> module name, in the report's order.
+#: Paper name -> module name, in the report's order: what ``all`` runs.
 PAPERS = {"piq": "piq", "pass": "pass_", "vios": "vios", "sos": "sos", "venice": "venice"}
+#: Studies across the papers, run by name only (not by ``all``, which reproduces the papers):
+#: ``combos``, the five techniques alone and together (combos.py, issue 32).
+STUDIES = {"combos": "combos"}
 
 
 def paper_module(paper: str) -> ModuleType:
-    if paper not in PAPERS:
-        known = ", ".join([*PAPERS, "all"])
+    modules = {**PAPERS, **STUDIES}
+    if paper not in modules:
+        known = ", ".join([*modules, "all"])
         raise ReproduceError(f"unknown paper {paper!r}; known: {known}")
-    return importlib.import_module(f"flashlane.reproduce.{PAPERS[paper]}")
+    return importlib.import_module(f"flashlane.reproduce.{modules[paper]}")
 
 
 def _prepare_out(out: Path) -> tuple[Path, bool]:

@@ -9,7 +9,7 @@ import signal
 import sys
 from types import FrameType
 
-from flashlane.reproduce import PAPERS, ReproduceError, paper_module, reproduce
+from flashlane.reproduce import PAPERS, STUDIES, ReproduceError, paper_module, reproduce
 from flashlane.reproduce._core import Option
 
 
@@ -37,7 +37,7 @@ def _paper_of(argv: list[str] | None) -> str | None:
     for flag in ("--out", "--jobs", "--traces", "--precondition-cache"):
         pre.add_argument(flag)
     _, rest = pre.parse_known_args(argv)
-    return next((a for a in rest if a in PAPERS or a == "all"), None)
+    return next((a for a in rest if a in PAPERS or a in STUDIES or a == "all"), None)
 
 
 def build_parser(paper: str | None) -> tuple[argparse.ArgumentParser, list[Option]]:
@@ -53,8 +53,9 @@ def build_parser(paper: str | None) -> tuple[argparse.ArgumentParser, list[Optio
     )
     parser.add_argument(
         "paper",
-        help=f"one of: {', '.join([*PAPERS, 'all'])} (`PAPER --help` adds the options of its "
-        "results set)",
+        help=f"one of: {', '.join([*PAPERS, 'all', *STUDIES])} (all: the five papers; combos: "
+        "their techniques alone and together, docs/results/combinations.md; `PAPER --help` adds "
+        "the options of its results set)",
     )
     parser.add_argument("--quick", action="store_true", help="the reduced set the tests run")
     parser.add_argument(

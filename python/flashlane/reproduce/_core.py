@@ -180,7 +180,9 @@ class Figure:
     """One paper figure redrawn: our series (and the paper's, where it gives numbers).
 
     kind "bars": ``categories`` on x, one bar per series and category; kind "lines": numeric
-    ``x``, one line per series. A value None is a missing point (drawn as a gap).
+    ``x``, one line per series; kind "matrix": a row per series, a column per category, each
+    cell coloured by its ratio to ``baseline`` (``overloaded``: hatched cells). A value None
+    is a missing point (drawn as a gap).
 
     ``paper_series``: the paper's values, drawn as black diamonds; in a bar figure a paper
     series named as one of ours sits on that series' bars (so does any paper series when we

@@ -36,6 +36,7 @@ _CAPTION_WIDTH = 150
 #: An open-loop overload point of a line (the baseline falls behind its arrivals): hollow.
 _OVERLOAD_MARK = {"markerfacecolor": "white", "markersize": 7, "markeredgewidth": 1.6}
 OVERLOAD_LABEL = "hollow marker: overload (the baseline falls behind its arrivals)"
+OVERLOAD_CELL_LABEL = "hatched cell: overload (the baseline falls behind its arrivals)"
 #: The smallest change (as a ratio) a figure of ratios to a baseline shows either side of it.
 _MIN_CHANGE = 0.02
 #: The paper's values: black diamonds, white-edged so they show on a bar of any colour.
@@ -74,6 +75,8 @@ def render(figure: Figure):
     ax = fig.add_subplot()
     if figure.kind == "bars":
         _bars(ax, figure)
+    elif figure.kind == "matrix":
+        _matrix(ax, figure)
     else:
         _lines(ax, figure)
     for name, level in figure.paper_levels.items():
@@ -91,7 +94,7 @@ def render(figure: Figure):
             zorder=6,
             bbox={"boxstyle": "round,pad=0.15", "facecolor": "white", "edgecolor": "none"},
         )
-    if figure.baseline:
+    if figure.baseline and figure.kind != "matrix":
         _centre_on_baseline(ax, figure)
     ax.set_title(_wrap(figure.title, 72), fontsize=11)
     ax.set_xlabel(figure.xlabel)
@@ -99,7 +102,8 @@ def render(figure: Figure):
     ax.tick_params(labelsize=_TICK_PT)
     for child in ax.child_axes:
         child.tick_params(labelsize=_TICK_PT)
-    ax.grid(True, axis="y", alpha=0.3)
+    if figure.kind != "matrix":
+        ax.grid(True, axis="y", alpha=0.3)
     handles, labels = _unique_legend(ax)
     if handles:
         # Right of the axes (and of the percent axis): it covers no bar, line or title.
@@ -208,6 +212,39 @@ def _bars(ax, figure: Figure) -> None:
     # Many categories (PIQ's 15 workloads) lean further, so that their names do not touch.
     rotation = 20 if len(figure.categories) <= 8 else 35
     ax.set_xticklabels(figure.categories, rotation=rotation, ha="right", fontsize=_TICK_PT)
+
+
+def _matrix(ax, figure: Figure) -> None:
+    """A matrix of ratios to the baseline: a row per series, a column per category, each cell
+    coloured by its value (green below 1, red above, on a scale symmetric around 1) and
+    labelled with it; a cell of a point marked in ``figure.overloaded`` is hatched."""
+    import matplotlib.colors as colors
+    from matplotlib.patches import Rectangle
+
+    names = list(figure.series)
+    values = [[float("nan") if v is None else v for v in figure.series[n]] for n in names]
+    present = [v for row in values for v in row if v == v]
+    reach = max([abs(v - 1.0) for v in present] + [_MIN_CHANGE])
+    norm = colors.Normalize(vmin=1.0 - reach, vmax=1.0 + reach)
+    image = ax.imshow(values, cmap="RdYlGn_r", norm=norm, aspect="auto")
+    for row, name in enumerate(names):
+        flags = figure.overloaded.get(name, [])
+        for column, value in enumerate(values[row]):
+            text = "-" if value != value else f"{value:.2f}"
+            ax.text(column, row, text, ha="center", va="center", fontsize=_TICK_PT)
+            if column < len(flags) and flags[column]:
+                ax.add_patch(
+                    Rectangle((column - 0.5, row - 0.5), 1, 1, fill=False, hatch="//", alpha=0.4)
+                )
+    ax.set_xticks(range(len(figure.categories)))
+    ax.set_xticklabels(figure.categories, fontsize=_TICK_PT)
+    ax.set_yticks(range(len(names)))
+    ax.set_yticklabels(names, fontsize=_TICK_PT)
+    bar = ax.figure.colorbar(image, ax=ax, fraction=0.04)
+    bar.set_label(f"ratio (1 = {figure.baseline or 'no change'})", fontsize=_TICK_PT)
+    bar.ax.tick_params(labelsize=_TICK_PT)
+    if any(any(flags) for flags in figure.overloaded.values()):
+        ax.add_patch(Rectangle((0, 0), 0, 0, fill=False, hatch="//", label=OVERLOAD_CELL_LABEL))
 
 
 def paper_label(figure: Figure, name: str) -> str:
