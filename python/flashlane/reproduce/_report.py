@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import html
 import io
+import math
 import os
 import re
 from collections.abc import Callable, Sequence
@@ -36,7 +37,10 @@ _CAPTION_WIDTH = 150
 #: An open-loop overload point of a line (the baseline falls behind its arrivals): hollow.
 _OVERLOAD_MARK = {"markerfacecolor": "white", "markersize": 7, "markeredgewidth": 1.6}
 OVERLOAD_LABEL = "hollow marker: overload (the baseline falls behind its arrivals)"
-OVERLOAD_CELL_LABEL = "hatched cell: overload (the baseline falls behind its arrivals)"
+OVERLOAD_CELL_LABEL = "hatched cell: that run falls behind its arrivals (an overload)"
+#: A matrix's colour scale: saturated beyond this ratio (and its inverse); the ticks it marks.
+_MATRIX_SATURATION = 4.0
+_MATRIX_TICKS = (0.25, 0.5, 0.67, 0.8, 0.9, 0.95, 1.0, 1.05, 1.11, 1.25, 1.5, 2.0, 4.0)
 #: The smallest change (as a ratio) a figure of ratios to a baseline shows either side of it.
 _MIN_CHANGE = 0.02
 #: The paper's values: black diamonds, white-edged so they show on a bar of any colour.
@@ -216,16 +220,19 @@ def _bars(ax, figure: Figure) -> None:
 
 def _matrix(ax, figure: Figure) -> None:
     """A matrix of ratios to the baseline: a row per series, a column per category, each cell
-    coloured by its value (green below 1, red above, on a scale symmetric around 1) and
-    labelled with it; a cell of a point marked in ``figure.overloaded`` is hatched."""
+    coloured by its value (green below 1, red above, on a log scale symmetric around 1, so
+    that x0.5 and x2 are as far from 1; saturated beyond x4 and x1/4) and labelled with it; a
+    cell of a point marked in ``figure.overloaded`` is hatched."""
     import matplotlib.colors as colors
+    import matplotlib.ticker as ticker
     from matplotlib.patches import Rectangle
 
     names = list(figure.series)
     values = [[float("nan") if v is None else v for v in figure.series[n]] for n in names]
-    present = [v for row in values for v in row if v == v]
-    reach = max([abs(v - 1.0) for v in present] + [_MIN_CHANGE])
-    norm = colors.Normalize(vmin=1.0 - reach, vmax=1.0 + reach)
+    present = [v for row in values for v in row if v == v and v > 0]
+    reach = max([abs(math.log(v)) for v in present] + [math.log(1.0 + _MIN_CHANGE)])
+    reach = min(reach, math.log(_MATRIX_SATURATION))
+    norm = colors.LogNorm(vmin=math.exp(-reach), vmax=math.exp(reach))
     image = ax.imshow(values, cmap="RdYlGn_r", norm=norm, aspect="auto")
     for row, name in enumerate(names):
         flags = figure.overloaded.get(name, [])
@@ -242,6 +249,22 @@ def _matrix(ax, figure: Figure) -> None:
     ax.set_yticklabels(names, fontsize=_TICK_PT)
     bar = ax.figure.colorbar(image, ax=ax, fraction=0.04)
     bar.set_label(f"ratio (1 = {figure.baseline or 'no change'})", fontsize=_TICK_PT)
+    low, high = math.exp(-reach), math.exp(reach)
+    marks: list[float] = []
+    # From 1 outwards, each mark at least a sixth of the scale's reach from the last.
+    for side in (
+        sorted(t for t in _MATRIX_TICKS if t >= 1.0),
+        sorted((t for t in _MATRIX_TICKS if t < 1.0), reverse=True),
+    ):
+        last = None
+        for m in side:
+            inside = low * 0.999 <= m <= high * 1.001
+            if inside and (last is None or abs(math.log(m / last)) >= reach / 3):
+                marks.append(m)
+                last = m
+    bar.ax.yaxis.set_major_locator(ticker.FixedLocator(marks))
+    bar.ax.yaxis.set_minor_locator(ticker.NullLocator())
+    bar.ax.yaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:.3g}"))
     bar.ax.tick_params(labelsize=_TICK_PT)
     if any(any(flags) for flags in figure.overloaded.values()):
         ax.add_patch(Rectangle((0, 0), 0, 0, fill=False, hatch="//", label=OVERLOAD_CELL_LABEL))

@@ -17,7 +17,7 @@ Every run, the baseline included, has the drive behaviours the techniques rest o
 combination is compared with the same drive. A condition is a synthetic workload
 (docs/workloads.md) at loads given as a fraction of the drive's channel bandwidth; a point
 where the baseline falls behind its arrivals is marked (``_maps.fell_behind``) and the
-interaction table uses, per condition, the highest load where the baseline keeps up.
+interaction table uses, per condition, the highest load where every run keeps up.
 """
 
 from __future__ import annotations
@@ -271,14 +271,19 @@ class Study:
         singles = [self.ratio(condition, load, (t,)) for t in combo]
         return interaction(self.ratio(condition, load, combo), singles)
 
-    def behind(self, condition: str, load: float) -> bool:
-        s = self.summary(condition, load, ())
+    def behind(self, condition: str, load: float, combo: Sequence[str] = ()) -> bool:
+        """Whether `combo`'s run (the baseline's by default) fell behind its arrivals."""
+        s = self.summary(condition, load, combo)
         return s is not None and _maps.fell_behind(s, span_ns(load, self.requests))
 
     def steady_load(self, condition: str) -> float | None:
-        """The highest load where the baseline keeps up with its arrivals."""
+        """The highest load where every run of the condition, the baseline's and every
+        combination's, keeps up with its arrivals: past it a ratio (and so an interaction)
+        measures how far an overload got in the run's length, not a steady state."""
         kept = [x for x in self.loads if (condition, x, "baseline") in self.runs]
-        kept = [x for x in kept if not self.behind(condition, x)]
+        kept = [
+            x for x in kept if not any(self.behind(condition, x, c) for c in [(), *self.combos])
+        ]
         return max(kept) if kept else None
 
     def statistic(self, technique: str, condition: str, load: float, combo: Sequence[str]):
@@ -344,6 +349,25 @@ def mechanism(study: Study, condition: str, load: float, combo: Sequence[str]) -
     return "; ".join(parts)
 
 
+def fastest(study: Study) -> list[str]:
+    """Per condition, the three fastest configurations at its steady load, computed."""
+    lines = []
+    for condition in study.conditions:
+        load = study.steady_load(condition)
+        if load is None:
+            lines.append(f"- **{condition}**: every load has a run that falls behind.")
+            continue
+        ranked = sorted(
+            (r, combo_label(c))
+            for c in study.combos
+            if (r := study.ratio(condition, load, c)) is not None
+        )
+        best = ", ".join(f"{name} {r:.3f}" for r, name in ranked[:3])
+        none = "; nothing beats the baseline" if ranked and ranked[0][0] >= 1.0 else ""
+        lines.append(f"- **{condition}** (load {load}): {best}{none}.")
+    return lines
+
+
 def findings(study: Study) -> list[str]:
     """One sentence per combination of two or more, computed from the runs: where it
     compounds, is independent, or cancels (at each condition's steady load), and why, from its
@@ -386,14 +410,14 @@ COMBINING_CLAIMS = (
     (
         "Venice: orthogonal to host I/O schedulers such as PIQ (interaction of PIQ + Venice, "
         "largest over conditions)",
-        "Venice paper, Sec. 8: 'We believe Venice is orthogonal to these works' (I/O "
-        "schedulers, PIQ among them)",
+        "Venice paper, Sec. 7 (Related Work): 'We believe Venice is orthogonal to these "
+        "works' (I/O schedulers, PIQ among them)",
         (("piq", "venice"),),
     ),
     (
         "VIOS: usable concurrently with other techniques (interaction of VIOS + Venice and "
         "VIOS + SOS, largest over conditions)",
-        "VIOS paper, Sec. 2: 'all these existing algorithms are somewhat orthogonal to our "
+        "VIOS paper, Sec. 2.3: 'all these existing algorithms are somewhat orthogonal to our "
         "work, and can be used concurrently with the proposed VIOS'",
         (("vios", "venice"), ("vios", "sos")),
     ),
@@ -466,13 +490,12 @@ def figures(runs: list[Run], quick: bool) -> list[Figure]:
     if not study.runs:
         return []
     result = []
-    rows = [combo_label(c) for c in study.combos]
     for condition in study.conditions:
         series = {
             combo_label(c): [study.ratio(condition, x, c) for x in study.loads]
             for c in study.combos
         }
-        behind = [study.behind(condition, x) for x in study.loads]
+
         result.append(
             Figure(
                 PAPER,
@@ -482,15 +505,18 @@ def figures(runs: list[Run], quick: bool) -> list[Figure]:
                 "process variation and crowded regions on in every run; 8 KiB requests over "
                 f"16 GiB, {study.requests} per point; load = offered bytes over the drive's "
                 "channel bandwidth. A cell is the combination's mean latency of all requests "
-                "over the baseline's (< 1: faster). A hatched column: the baseline falls behind "
-                "its arrivals there (an overload, whose ratios grow with the run's length).",
+                "over the baseline's (< 1: faster). A hatched cell: that combination's run falls "
+                "behind its arrivals (an overload, whose ratio grows with the run's length).",
                 "matrix",
                 "offered load (fraction of the drive's channel bandwidth)",
                 "combination",
                 [str(x) for x in study.loads],
                 series,
                 baseline="baseline",
-                overloaded={name: behind for name in rows},
+                overloaded={
+                    combo_label(c): [study.behind(condition, x, c) for x in study.loads]
+                    for c in study.combos
+                },
                 paper_note="no paper runs these combinations.",
             )
         )
@@ -511,7 +537,7 @@ def figures(runs: list[Run], quick: bool) -> list[Figure]:
             "interaction",
             "Interaction of each combination per condition (1 = independent)",
             "The combination's latency ratio over the product of its techniques' single ratios, "
-            "at each condition's highest load where the baseline keeps up: < 1 they compound, "
+            "at each condition's highest load where every run keeps up: < 1 they compound, "
             f"> 1 they cancel, within {INDEPENDENT_BAND:.0%} of 1 independent. Preset {PRESET}, "
             f"{study.requests} requests per point.",
             "matrix",
@@ -521,9 +547,10 @@ def figures(runs: list[Run], quick: bool) -> list[Figure]:
             series,
             baseline="independent",
             claims=[*claims, sos_c],
-            paper_note="the papers give no number for a combination; the claims are words "
-            "('orthogonal', 'used concurrently', 'maintained'), read as an interaction of at "
-            f"most {ORTHOGONAL_AT_MOST}.",
+            paper_note="the papers give no number for a combination; their claims are words: "
+            f"'orthogonal' and 'used concurrently' read as an interaction of at most "
+            f"{ORTHOGONAL_AT_MOST}, 'maintained' (SOS's two mechanisms) as the two together at "
+            "least as fast as the better alone.",
         )
     )
     return result
@@ -541,12 +568,13 @@ def _ratio_table(study: Study, condition: str) -> list[str]:
     base = [study.latency(condition, x, ()) for x in study.loads]
     lines.append("| baseline (mean latency, us) | " + " | ".join(_num(v, 4) for v in base) + " |")
     for combo in study.combos:
-        cells = [study.ratio(condition, x, combo) for x in study.loads]
-        lines.append(
-            f"| {combo_label(combo)} | "
-            + " | ".join("-" if v is None else f"{v:.3f}" for v in cells)
-            + " |"
-        )
+        cells = [
+            "-"
+            if (v := study.ratio(condition, x, combo)) is None
+            else f"{v:.3f}{DAGGER if study.behind(condition, x, combo) else ''}"
+            for x in study.loads
+        ]
+        lines.append(f"| {combo_label(combo)} | " + " | ".join(cells) + " |")
     return lines
 
 
@@ -589,7 +617,11 @@ def results_markdown(runs: list[Run], quick: bool, options: Mapping[str, Any], c
         "- **load**: offered bytes over the drive's channel bandwidth (8 buses of 0.04 B/ns). "
         f"{study.requests} requests of 8 KiB per point over 16 GiB (four of PASS's 4 GiB "
         "regions).",
-        f"- **\u2020**: {_maps.BEHIND_NOTE[2:]}",
+        "- **\u2020**: a run that falls behind its arrivals (its execution time is more than "
+        f"{_maps.BEHIND_FACTOR}x the arrival span, or its host queue is full more than "
+        f"{_maps.BEHIND_FULL_FRACTION:.0%} of the time): an open-loop overload, whose ratio "
+        "grows with the run's length. On a load, the baseline's; on a cell, that combination's. "
+        "The interaction table takes each condition's highest load where no run falls behind.",
         "- Every run is a row of `runs.csv` (figure `combinations`, workload = condition, "
         "configuration = the switches joined by `+`, tag `offered_load`), with the command "
         "that reruns it alone.",
@@ -606,6 +638,13 @@ def results_markdown(runs: list[Run], quick: bool, options: Mapping[str, Any], c
         "",
         *_interaction_table(study),
         "",
+        "## The fastest per condition",
+        "",
+        "At each condition's highest steady load, the three fastest configurations (ratio to "
+        "the baseline):",
+        "",
+        *fastest(study),
+        "",
         "## Findings",
         "",
         "Per combination: where it compounds, acts independently or cancels, and, at the "
@@ -613,6 +652,30 @@ def results_markdown(runs: list[Run], quick: bool, options: Mapping[str, Any], c
         "(docs/models/combined.md) in the baseline, alone and together:",
         "",
         *findings(study),
+        "",
+        "## Reading the findings",
+        "",
+        "- **PIQ and VIOS are the public SSDsim fork's rules** (`host.handover_per_pass=all`, "
+        "`host.handover_needs_idle_channels=true`: docs/models/piq.md): they hand requests "
+        "over only while every channel is idle, which alone costs latency at most points "
+        "of the ratio tables below (docs/models/combined.md measures the same on tpcc: reads "
+        "wait less for chips, more in the queue).",
+        "- **VIOS's block choice acts when a write opens a block**, and runs of these lengths "
+        "on a full drive open few or none: where its statistic does not move, VIOS here is "
+        "its chip and channel batches only (docs/models/combined.md runs 20,000 write-heavy "
+        "requests to show the choice act).",
+        "- **Venice's links run at the bus's rate** (docs/models/combined.md): a transfer "
+        "holds every link of its path, so under even and bursty load its mesh is slower than "
+        "the buses and under channel skew faster, as its own effect map says "
+        "(docs/results/venice.md). Its scouts retry at once when anything changes "
+        "(docs/models/venice.md, item 6): under contention that is hundreds of retries per "
+        "transfer, which is what makes its runs here the slow ones to simulate.",
+        "- **PASS acts where bursts by region arrive in clumps** (`region_bursts`, "
+        'docs/models/combined.md, "PASS on `combined-8x8`"); elsewhere its statistic does '
+        "not move.",
+        "- **A statistic that moves is not a faster drive**, and an interaction near 1 at a "
+        "load where nothing acts says nothing: read each finding with its techniques' "
+        "statistics beside it.",
         "",
         "## The papers' claims on combining",
         "",
