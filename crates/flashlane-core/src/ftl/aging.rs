@@ -29,6 +29,7 @@ use super::mapping::{PageMap, CHUNK};
 use super::plane::INVALID;
 use super::Ftl;
 use crate::geometry::StaticMap;
+use crate::Error;
 
 /// Logical pages from which aging runs plane-major. A smaller drive's map stays in cache
 /// anyway, and the renumbering costs more than it saves (`sos-4x4`, 3.8 M logical pages,
@@ -39,10 +40,6 @@ const PLANE_MAJOR_FROM_PAGES: u64 = 1 << 24;
 /// Unit tests compare plane-major aging with page-by-page writing on small drives.
 #[cfg(test)]
 const PLANE_MAJOR_FROM_PAGES: u64 = 1;
-
-/// Rounds of the static placement (a stripe unit on every plane) gathered at a time when the
-/// numbering is turned back.
-const GATHER_ROUNDS: u64 = 1024;
 
 /// The drive's own numbering, set aside while aging runs plane-major.
 pub(super) struct PlaneMajor {
@@ -98,10 +95,20 @@ impl Ftl {
                 }
             }
         }
-        let map = std::mem::replace(
-            &mut self.map,
-            PageMap::releasable_with_fill(span * planes as u64, plane_major),
-        );
+        let mut plane_major_map = PageMap::releasable_with_fill(span * planes as u64, plane_major);
+        // Every fill page its entry, in stream order (one sequential run a plane): aging then
+        // reads each overwritten page's place with one table access, not by the formula (its
+        // rank search and divisions, twice an overwrite). The fill's pages are the ones the
+        // drive's map counts anyway, and aging writes most of their entries regardless.
+        let ppb = u64::from(self.geometry.pages_per_block);
+        for p in 0..planes {
+            let label_base = fill.plane_residue(p).0 * span;
+            let ppn_base = p as u64 * self.pages_per_plane + u64::from(fill.first_block) * ppb;
+            fill.stream_locals(p, |k, local| {
+                plane_major_map.set(label_base + local, (ppn_base + k) as u32);
+            });
+        }
+        let map = std::mem::replace(&mut self.map, plane_major_map);
         let plane_major_static =
             StaticMap::new(&self.geometry, self.static_map.order()).with_stripe_unit_pages(span);
         let static_map = std::mem::replace(&mut self.static_map, plane_major_static);
@@ -136,34 +143,45 @@ impl Ftl {
             }
         }
         // The entries written, in logical order: logical page (k * period + r) * unit + j is
-        // local k * unit + j of residue r. A chunk of every residue is released once the
-        // locals it holds are all copied.
+        // local k * unit + j of residue r. The drive's map is built a chunk at a time: each
+        // residue's locals for the chunk are read as one run of slices (no look-up per
+        // entry), scattered into a buffer, and the chunk is allocated only if it holds an
+        // entry (as writing entry by entry allocates). A chunk of every residue is released
+        // once the locals it holds are all copied.
         let unit = self.static_map.stripe_unit_pages();
         let period = self.static_map.period();
         let logical = self.map.logical_pages();
-        let rounds = logical.div_ceil(unit * period);
+        let round = unit * period;
         let mut released = 0u64;
-        let mut tile = 0u64;
-        while tile < rounds {
-            // A tile of rounds at a time, residue after residue: each residue's entries are
-            // read as one sequential run while the tile's destination stays in cache.
-            let end = (tile + GATHER_ROUNDS).min(rounds);
+        let mut gathered = vec![0u32; CHUNK];
+        let mut run = Vec::new();
+        for c in 0..self.map.table.chunk_count() {
+            let first = c as u64 * CHUNK as u64;
+            let end = (first + CHUNK as u64).min(logical);
+            let (first_round, end_round) = (first / round, end.div_ceil(round));
+            let mut any = false;
+            gathered.fill(0);
             for r in 0..period {
-                for k in tile..end {
-                    let first = (k * period + r) * unit;
-                    if first >= logical {
-                        break;
-                    }
-                    for j in 0..unit.min(logical - first) {
-                        let value = plane_major.table.get(r * span + k * unit + j);
-                        if value != 0 {
-                            self.map.set(first + j, value - 1);
+                let locals = (end_round - first_round) * unit;
+                run.resize(locals as usize, 0);
+                plane_major
+                    .table
+                    .read_run(r * span + first_round * unit, &mut run);
+                for (k, values) in (first_round..).zip(run.chunks(unit as usize)) {
+                    let unit_start = (k * period + r) * unit;
+                    for (lpn, &value) in (unit_start..).zip(values) {
+                        if value != 0 && lpn >= first && lpn < end {
+                            gathered[(lpn - first) as usize] = value;
+                            any = true;
                         }
                     }
                 }
             }
-            tile = end;
-            let done = (tile * unit).min(span) / CHUNK as u64;
+            if any {
+                let values = self.map.table.chunk_values_mut(c);
+                values.copy_from_slice(&gathered);
+            }
+            let done = ((end / round) * unit).min(span) / CHUNK as u64;
             while released < done {
                 for r in 0..period {
                     plane_major
@@ -173,5 +191,121 @@ impl Ftl {
                 released += 1;
             }
         }
+    }
+}
+
+/// Picks ahead of the overwrite being placed at which [`Ftl::age_plane`] starts loading what
+/// it touches (as `AgingPicks` does): the map entry, then the old block's record, then the
+/// reverse entry and list neighbours.
+const ENTRY_AHEAD: usize = 16;
+const BLOCK_AHEAD: usize = 8;
+const REVERSE_AHEAD: usize = 3;
+
+impl Ftl {
+    /// Whether [`Ftl::age_plane`] writes as [`Ftl::write`] would on this drive: no per-block
+    /// program times to count, GC by free blocks into the host's open block, victims erased
+    /// at once (as during all preconditioning).
+    pub(super) fn ages_by_plane_kernel(&self) -> bool {
+        self.variation.is_none()
+            && self.gc_threshold_pages.is_none()
+            && !self.gc_separate_write_block
+            && !self.defer_release
+            && !self.dynamic
+            && self.shadow.is_none()
+    }
+
+    /// Overwrite `labels`, plane-major numbered logical pages all placed on `plane` (those
+    /// from `label_base` on), in order, with the garbage collection they cause: the drive
+    /// ends as that many [`Ftl::write`]s leave it (see [`Ftl::ages_by_plane_kernel`] for
+    /// when). Leaner than the general write, which it must match: the plane's map entries are
+    /// indexed directly (every fill page has its entry, [`Ftl::begin_plane_major`]); a GC
+    /// victim's valid pages are placed a block's worth at a time, each map entry written
+    /// without being read first (the old page is the victim's, its reverse entry says so);
+    /// divisions are 32-bit. On error, the index of the failing label.
+    pub(super) fn age_plane(
+        &mut self,
+        plane: u32,
+        label_base: u64,
+        labels: &[u32],
+    ) -> Result<(), (usize, Error)> {
+        let p = plane as usize;
+        let ppb = self.geometry.pages_per_block;
+        let base = (u64::from(plane) * self.pages_per_plane) as u32;
+        let chunk_bits = CHUNK.trailing_zeros();
+        let span = self.map.logical_pages() / self.planes.len() as u64;
+        let (table, fill) = self.map.table_and_fill();
+        let mut forward = table.chunks_mut(
+            (label_base >> chunk_bits) as usize,
+            (span >> chunk_bits) as usize,
+        );
+        let planes = &mut self.planes[p];
+        let counters = &mut self.counters;
+        let local = |label: u32| (u64::from(label) - label_base) as usize;
+        let mask = CHUNK - 1;
+        macro_rules! entry {
+            ($label:expr) => {{
+                let l = local($label);
+                &mut forward[l >> chunk_bits][l & mask]
+            }};
+        }
+        let mut moves = Vec::with_capacity(ppb as usize);
+        let mut old_pages = [None; ENTRY_AHEAD];
+        for (n, &label) in labels.iter().enumerate() {
+            if let Some(&ahead) = labels.get(n + ENTRY_AHEAD) {
+                super::slot_index::prefetch(entry!(ahead));
+            }
+            if let Some(&ahead) = labels.get(n + BLOCK_AHEAD) {
+                let value = *entry!(ahead);
+                old_pages[(n + BLOCK_AHEAD) % ENTRY_AHEAD] = (value != 0).then(|| {
+                    let block = (value - 1 - base) / ppb;
+                    if let Some(record) = planes.blocks.get(block as usize) {
+                        super::slot_index::prefetch(record);
+                    }
+                    (block, value - 1 - base - block * ppb)
+                });
+            }
+            if let Some((block, page)) = old_pages[(n + REVERSE_AHEAD) % ENTRY_AHEAD] {
+                planes.prefetch_invalidation(block, page);
+            }
+            let value = *entry!(label);
+            if value != 0 {
+                let old = value - 1 - base;
+                let (block, page) = (old / ppb, old % ppb);
+                if !planes.invalidate(block, page) {
+                    // A block still held by the fill's formula: its reverse map first.
+                    let mut reverse = vec![INVALID; ppb as usize].into_boxed_slice();
+                    let b = &planes.blocks[block as usize];
+                    let written = (b.next_page as usize).min(ppb as usize);
+                    if let Some(fill) = fill {
+                        fill.block_lpns(p, block, &mut reverse[..written]);
+                    }
+                    planes.blocks[block as usize].reverse = Some(reverse);
+                    planes.invalidate(block, page);
+                }
+            }
+            let Some((block, page)) = planes.allocate_page(label) else {
+                return Err((n, super::no_free_page(plane)));
+            };
+            *entry!(label) = base + block * ppb + page + 1;
+            counters.host_page_writes += 1;
+            while planes.free_blocks() < self.gc_threshold_blocks {
+                let Some(victim) = planes.greedy_victim() else {
+                    break;
+                };
+                counters.gc_runs += 1;
+                planes.begin_moving(victim);
+                planes.drain_moving(victim, &mut moves);
+                let placed = planes.append_run(&moves, |moved, block, page| {
+                    *entry!(moved) = base + block * ppb + page + 1;
+                });
+                if !placed {
+                    return Err((n, super::no_free_page(plane)));
+                }
+                counters.gc_pages_moved += moves.len() as u64;
+                planes.erase(victim);
+                counters.erases += 1;
+            }
+        }
+        Ok(())
     }
 }

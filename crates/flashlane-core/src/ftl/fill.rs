@@ -363,6 +363,43 @@ impl FillMap {
         }
     }
 
+    /// Each page of `plane`'s stream in order, as (position in the stream, local number):
+    /// the footprint's pages, then the swept ones not in the footprint.
+    pub(super) fn stream_locals(&self, plane: usize, mut put: impl FnMut(u64, u64)) {
+        let Some(s) = self.planes.get(plane) else {
+            return;
+        };
+        let own = self.footprint_of(s);
+        for (k, &local) in own.iter().enumerate().take(s.pages as usize) {
+            put(k as u64, u64::from(local));
+        }
+        let mut k = own.len() as u64;
+        let mut local = s.sweep_start;
+        // The next footprint page the sweep meets, in sweep order (wrapping).
+        let mut next = s.footprint_before_sweep;
+        let mut wrapped = false;
+        for _ in 0..s.swept {
+            if k >= s.pages {
+                break;
+            }
+            let in_footprint = next < own.len() && u64::from(own[next]) == local;
+            if in_footprint {
+                next += 1;
+            } else {
+                put(k, local);
+                k += 1;
+            }
+            local += 1;
+            if local == s.locals {
+                local = 0;
+                if !wrapped {
+                    wrapped = true;
+                    next = 0;
+                }
+            }
+        }
+    }
+
     /// Every logical page the fill wrote, as a set.
     pub(super) fn written(&self) -> Footprint {
         let mut written = Footprint::new(self.logical);
