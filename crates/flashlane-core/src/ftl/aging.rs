@@ -25,9 +25,9 @@
 //! is the one part of preconditioning that still grows with the pages written.
 
 use super::fill::FillMap;
-use super::mapping::{PageMap, CHUNK};
-use super::plane::INVALID;
-use super::Ftl;
+use super::mapping::{ChunkedTable, PageMap, CHUNK};
+use super::plane::{Plane, INVALID};
+use super::{Ftl, FtlCounters};
 use crate::geometry::StaticMap;
 use crate::Error;
 
@@ -101,13 +101,25 @@ impl Ftl {
         // rank search and divisions, twice an overwrite). The fill's pages are the ones the
         // drive's map counts anyway, and aging writes most of their entries regardless.
         let ppb = u64::from(self.geometry.pages_per_block);
-        for p in 0..planes {
-            let label_base = fill.plane_residue(p).0 * span;
-            let ppn_base = p as u64 * self.pages_per_plane + u64::from(fill.first_block) * ppb;
-            fill.stream_locals(p, |k, local| {
-                plane_major_map.set(label_base + local, (ppn_base + k) as u32);
+        let (table, _) = plane_major_map.table_and_fill();
+        let mut forward = plane_chunks(table, planes, span);
+        let mut jobs: Vec<(usize, Vec<&mut [u32]>)> = (0..planes)
+            .map(|p| {
+                (
+                    p,
+                    std::mem::take(&mut forward[fill.plane_residue(p).0 as usize]),
+                )
+            })
+            .collect();
+        let pages_per_plane = self.pages_per_plane;
+        on_threads(&mut jobs, |(p, entries)| {
+            let ppn_base = *p as u64 * pages_per_plane + u64::from(fill.first_block) * ppb;
+            fill.stream_locals(*p, |k, local| {
+                let local = local as usize;
+                entries[local / CHUNK][local % CHUNK] = (ppn_base + k) as u32 + 1;
             });
-        }
+        });
+        drop(jobs);
         let map = std::mem::replace(&mut self.map, plane_major_map);
         let plane_major_static =
             StaticMap::new(&self.geometry, self.static_map.order()).with_stripe_unit_pages(span);
@@ -133,15 +145,17 @@ impl Ftl {
         let Some(fill) = self.map.fill() else {
             return;
         };
-        for (p, plane) in self.planes.iter_mut().enumerate() {
-            let (residue, _) = fill.plane_residue(p);
+        let mut planes: Vec<(usize, &mut Plane)> = self.planes.iter_mut().enumerate().collect();
+        on_threads(&mut planes, |(p, plane)| {
+            let (residue, _) = fill.plane_residue(*p);
             let base = residue * span;
             for reverse in plane.blocks.iter_mut().filter_map(|b| b.reverse.as_mut()) {
                 for lpn in reverse.iter_mut().filter(|l| **l != INVALID) {
                     *lpn = fill.lpn_of(residue, u64::from(*lpn) - base) as u32;
                 }
             }
-        }
+        });
+        drop(planes);
         // The entries written, in logical order: logical page (k * period + r) * unit + j is
         // local k * unit + j of residue r. The drive's map is built a chunk at a time: each
         // residue's locals for the chunk are read as one run of slices (no look-up per
@@ -194,7 +208,7 @@ impl Ftl {
     }
 }
 
-/// Picks ahead of the overwrite being placed at which [`Ftl::age_plane`] starts loading what
+/// Picks ahead of the overwrite being placed at which a plane's aging ([`Ftl::age_planes`]) starts loading what
 /// it touches (as `AgingPicks` does): the map entry, then the old block's record, then the
 /// reverse entry and list neighbours.
 const ENTRY_AHEAD: usize = 16;
@@ -202,7 +216,7 @@ const BLOCK_AHEAD: usize = 8;
 const REVERSE_AHEAD: usize = 3;
 
 impl Ftl {
-    /// Whether [`Ftl::age_plane`] writes as [`Ftl::write`] would on this drive: no per-block
+    /// Whether [`Ftl::age_planes`] writes as [`Ftl::write`] would on this drive: no per-block
     /// program times to count, GC by free blocks into the host's open block, victims erased
     /// at once (as during all preconditioning).
     pub(super) fn ages_by_plane_kernel(&self) -> bool {
@@ -214,32 +228,139 @@ impl Ftl {
             && self.shadow.is_none()
     }
 
-    /// Overwrite `labels`, plane-major numbered logical pages all placed on `plane` (those
-    /// from `label_base` on), in order, with the garbage collection they cause: the drive
+    /// Overwrite each group's labels (plane, first label of the plane, its plane-major
+    /// numbered logical pages in order) with the garbage collection they cause: the drive
     /// ends as that many [`Ftl::write`]s leave it (see [`Ftl::ages_by_plane_kernel`] for
-    /// when). Leaner than the general write, which it must match: the plane's map entries are
-    /// indexed directly (every fill page has its entry, [`Ftl::begin_plane_major`]); a GC
-    /// victim's valid pages are placed a block's worth at a time, each map entry written
-    /// without being read first (the old page is the victim's, its reverse entry says so);
-    /// divisions are 32-bit. On error, the index of the failing label.
-    pub(super) fn age_plane(
+    /// when). Planes do not interact, so the groups are shared among threads (the counters
+    /// are sums). For each group, the index of its failing label and the error, if any.
+    pub(super) fn age_planes(
         &mut self,
-        plane: u32,
-        label_base: u64,
-        labels: &[u32],
-    ) -> Result<(), (usize, Error)> {
-        let p = plane as usize;
-        let ppb = self.geometry.pages_per_block;
-        let base = (u64::from(plane) * self.pages_per_plane) as u32;
-        let chunk_bits = CHUNK.trailing_zeros();
+        groups: &[(u32, u64, &[u32])],
+    ) -> Vec<Option<(usize, Error)>> {
+        let shape = KernelShape {
+            ppb: self.geometry.pages_per_block,
+            pages_per_plane: self.pages_per_plane,
+            gc_threshold_blocks: self.gc_threshold_blocks,
+        };
         let span = self.map.logical_pages() / self.planes.len() as u64;
         let (table, fill) = self.map.table_and_fill();
-        let mut forward = table.chunks_mut(
-            (label_base >> chunk_bits) as usize,
-            (span >> chunk_bits) as usize,
-        );
-        let planes = &mut self.planes[p];
+        let mut forward = plane_chunks(table, self.planes.len(), span);
+        let mut planes: Vec<Option<&mut Plane>> = self.planes.iter_mut().map(Some).collect();
+        let mut jobs: Vec<Job> = Vec::with_capacity(groups.len());
+        for (group, &(plane, label_base, labels)) in groups.iter().enumerate() {
+            let residue = (label_base / span) as usize;
+            let (Some(target), Some(entries)) = (
+                planes.get_mut(plane as usize).and_then(Option::take),
+                forward.get_mut(residue).map(std::mem::take),
+            ) else {
+                continue;
+            };
+            jobs.push(Job {
+                group,
+                plane,
+                target,
+                forward: entries,
+                label_base,
+                labels,
+                counters: FtlCounters::default(),
+                failed: None,
+            });
+        }
+        on_threads(&mut jobs, |job| job.run(fill, shape));
+        let mut failed: Vec<Option<(usize, Error)>> = groups.iter().map(|_| None).collect();
+        for job in jobs {
+            let c = &mut self.counters;
+            c.host_page_writes += job.counters.host_page_writes;
+            c.gc_runs += job.counters.gc_runs;
+            c.gc_pages_moved += job.counters.gc_pages_moved;
+            c.erases += job.counters.erases;
+            failed[job.group] = job.failed;
+        }
+        failed
+    }
+}
+
+/// Threads aging shares its planes among (at most; fewer on fewer cores).
+const AGING_THREADS: usize = 2;
+
+/// Run `work` on every item, the items shared in runs among up to [`AGING_THREADS`] threads
+/// (planes do not interact, so the order does not matter).
+fn on_threads<T: Send>(items: &mut [T], work: impl Fn(&mut T) + Sync) {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, AGING_THREADS);
+    let per_thread = items.len().div_ceil(threads).max(1);
+    let work = &work;
+    std::thread::scope(|scope| {
+        let mut parts = items.chunks_mut(per_thread);
+        let mine = parts.next();
+        for part in parts {
+            scope.spawn(move || part.iter_mut().for_each(work));
+        }
+        if let Some(part) = mine {
+            part.iter_mut().for_each(work);
+        }
+    });
+}
+
+/// The map chunks of each residue's plane-major labels (`span` a residue, a whole number of
+/// chunks), allocated, to index directly.
+fn plane_chunks(table: &mut ChunkedTable, residues: usize, span: u64) -> Vec<Vec<&mut [u32]>> {
+    let per_residue = (span / CHUNK as u64) as usize;
+    let mut chunks = table.chunks_mut(0, residues * per_residue).into_iter();
+    (0..residues)
+        .map(|_| chunks.by_ref().take(per_residue).collect())
+        .collect()
+}
+
+/// What a plane's aging needs of the drive's shape.
+#[derive(Clone, Copy)]
+struct KernelShape {
+    ppb: u32,
+    pages_per_plane: u64,
+    gc_threshold_blocks: u32,
+}
+
+/// One plane's aging writes ([`Ftl::age_planes`]): the plane, its map entries (the chunks of
+/// its plane-major labels), its picks, and what the writes did.
+struct Job<'a> {
+    group: usize,
+    plane: u32,
+    target: &'a mut Plane,
+    forward: Vec<&'a mut [u32]>,
+    label_base: u64,
+    labels: &'a [u32],
+    counters: FtlCounters,
+    failed: Option<(usize, Error)>,
+}
+
+impl Job<'_> {
+    fn run(&mut self, fill: Option<&FillMap>, shape: KernelShape) {
+        if let Err(failed) = self.write(fill, shape) {
+            self.failed = Some(failed);
+        }
+    }
+
+    /// The plane's writes, leaner than the general write, which they must match: the map
+    /// entries are indexed directly (every fill page has its entry,
+    /// [`Ftl::begin_plane_major`]); a GC victim's valid pages are placed a block's worth at a
+    /// time, each map entry written without being read first (the old page is the victim's,
+    /// its reverse entry says so); divisions are 32-bit.
+    fn write(&mut self, fill: Option<&FillMap>, shape: KernelShape) -> Result<(), (usize, Error)> {
+        let KernelShape {
+            ppb,
+            pages_per_plane,
+            gc_threshold_blocks,
+        } = shape;
+        let plane = self.plane;
+        let p = plane as usize;
+        let base = (u64::from(plane) * pages_per_plane) as u32;
+        let chunk_bits = CHUNK.trailing_zeros();
+        let label_base = self.label_base;
+        let forward = &mut self.forward;
+        let planes = &mut *self.target;
         let counters = &mut self.counters;
+        let labels = self.labels;
         let local = |label: u32| (u64::from(label) - label_base) as usize;
         let mask = CHUNK - 1;
         macro_rules! entry {
@@ -288,7 +409,7 @@ impl Ftl {
             };
             *entry!(label) = base + block * ppb + page + 1;
             counters.host_page_writes += 1;
-            while planes.free_blocks() < self.gc_threshold_blocks {
+            while planes.free_blocks() < gc_threshold_blocks {
                 let Some(victim) = planes.greedy_victim() else {
                     break;
                 };

@@ -400,6 +400,26 @@ impl FillMap {
         }
     }
 
+    /// The pages the fill wrote as a test by arithmetic ([`Filled`]), not a bitmap.
+    pub(super) fn filled(&self) -> Filled {
+        let mut footprint: Vec<u64> = self
+            .planes
+            .iter()
+            .flat_map(|s| {
+                self.footprint_of(s)
+                    .iter()
+                    .map(|&local| self.lpn_of(s.residue, u64::from(local)))
+            })
+            .collect();
+        footprint.sort_unstable();
+        Filled {
+            start: self.sweep_start,
+            swept: self.swept,
+            logical: self.logical,
+            footprint,
+        }
+    }
+
     /// Every logical page the fill wrote, as a set.
     pub(super) fn written(&self) -> Footprint {
         let mut written = Footprint::new(self.logical);
@@ -410,6 +430,30 @@ impl FillMap {
         }
         written.insert_wrapping(self.sweep_start, self.swept, self.logical);
         written
+    }
+}
+
+/// The logical pages a fill wrote: the swept range, and the footprint's pages (few, sorted).
+/// Aging draws a random logical page until it is one of them; testing the range is
+/// arithmetic, where a bitmap of the drive's pages (11.7 MB on `venice-perf`) missed the
+/// cache on nearly every draw.
+#[derive(Debug, Clone)]
+pub(super) struct Filled {
+    start: u64,
+    swept: u64,
+    logical: u64,
+    footprint: Vec<u64>,
+}
+
+impl Filled {
+    #[inline]
+    pub(super) fn contains(&self, lpn: u64) -> bool {
+        let distance = if lpn >= self.start {
+            lpn - self.start
+        } else {
+            lpn + self.logical - self.start
+        };
+        distance < self.swept || self.footprint.binary_search(&lpn).is_ok()
     }
 }
 

@@ -266,6 +266,9 @@ fn precondition_with(
     if config.age && written.pages() > 0 {
         let round_writes = (written.pages() / 10).max(1);
         let mut picks = AgingPicks::new(&written, logical, seed);
+        if in_order.is_some() {
+            picks.filled_fill = ftl.map.fill().map(super::fill::FillMap::filled);
+        }
         let mut last_waf = 0.0;
         // Plane by plane when it applies (ftl/aging.rs), else in the order of the picks.
         let plane_major = if formula {
@@ -393,20 +396,30 @@ impl ByPlane {
             self.grouped[next[g]] = label;
             next[g] += 1;
         }
-        let kernel = ftl.ages_by_plane_kernel();
         let no_load = vec![0u32; ftl.geometry.chips() as usize];
         let mut gc_ops = Vec::new();
+        let group = |g: usize| &self.grouped[self.starts[g]..self.starts[g + 1]];
+        // For each plane, the index of its failing pick and the error, if one failed.
+        let failed: Vec<Option<(usize, Error)>> = if ftl.ages_by_plane_kernel() {
+            let jobs: Vec<(u32, u64, &[u32])> = (0..groups)
+                .map(|g| {
+                    (
+                        ftl.static_map.plane_of(g as u64 * span),
+                        g as u64 * span,
+                        group(g),
+                    )
+                })
+                .collect();
+            ftl.age_planes(&jobs)
+        } else {
+            (0..groups)
+                .map(|g| write_in_order(ftl, group(g), &no_load, &mut gc_ops).err())
+                .collect()
+        };
         // A plane that fails stops; the error is the one the first failing write in the
         // order of the picks gives.
         let mut first_error: Option<(usize, Error)> = None;
-        for g in 0..groups {
-            let labels = &self.grouped[self.starts[g]..self.starts[g + 1]];
-            let failed = if kernel {
-                let plane = ftl.static_map.plane_of(g as u64 * span);
-                ftl.age_plane(plane, g as u64 * span, labels).err()
-            } else {
-                write_in_order(ftl, labels, &no_load, &mut gc_ops).err()
-            };
+        for (g, failed) in failed.into_iter().enumerate() {
             if let Some((n, error)) = failed {
                 // Its place in the order of the picks.
                 let index = (0..self.drawn.len())
@@ -480,6 +493,8 @@ struct AgingPicks<'a> {
     /// random logical page is drawn until it is a filled one (no extra memory).
     filled: Vec<u32>,
     dense: bool,
+    /// The same set as `written`, when a fill wrote it, tested by arithmetic (dense only).
+    filled_fill: Option<super::fill::Filled>,
     logical: u64,
     /// Draws not yet tested (dense) or resolved (list), oldest first.
     candidates: VecDeque<u64>,
@@ -499,6 +514,7 @@ impl<'a> AgingPicks<'a> {
                 written.iter().map(|l| l as u32).collect()
             },
             dense,
+            filled_fill: None,
             logical,
             candidates: VecDeque::with_capacity(CANDIDATES_AHEAD + 1),
             ahead: VecDeque::with_capacity(PICKS_AHEAD + 1),
@@ -507,6 +523,17 @@ impl<'a> AgingPicks<'a> {
 
     /// The next filled page, in the order of the seeded stream.
     fn draw(&mut self) -> u64 {
+        if let (true, Some(filled), true) =
+            (self.dense, &self.filled_fill, self.candidates.is_empty())
+        {
+            // Tested by arithmetic: nothing to load, so nothing to draw ahead.
+            loop {
+                let lpn = self.rng.random_range(0..self.logical);
+                if filled.contains(lpn) {
+                    return lpn;
+                }
+            }
+        }
         loop {
             while self.candidates.len() < CANDIDATES_AHEAD {
                 let candidate = if self.dense {
