@@ -381,10 +381,12 @@ impl ByPlane {
         self.drawn.clear();
         self.drawn
             .extend((0..writes).map(|_| numbering.label(picks.draw())));
+        // Labels fit in 32 bits (ftl/aging.rs), and so does a 32-bit division's cost.
+        let span32 = span as u32;
         self.starts.clear();
         self.starts.resize(groups + 1, 0);
         for &label in &self.drawn {
-            self.starts[(u64::from(label) / span) as usize + 1] += 1;
+            self.starts[(label / span32) as usize + 1] += 1;
         }
         for g in 0..groups {
             self.starts[g + 1] += self.starts[g];
@@ -392,7 +394,7 @@ impl ByPlane {
         self.grouped.resize(writes as usize, 0);
         let mut next = self.starts.clone();
         for &label in &self.drawn {
-            let g = (u64::from(label) / span) as usize;
+            let g = (label / span32) as usize;
             self.grouped[next[g]] = label;
             next[g] += 1;
         }
