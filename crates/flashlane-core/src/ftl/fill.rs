@@ -727,6 +727,13 @@ mod tests {
                 bulk.map.fill().is_some(),
                 "the formula applied (unit {unit})"
             );
+            // Aging's test of a pick by arithmetic is the set of pages the fill wrote.
+            if let Some(fill) = bulk.map.fill() {
+                let (filled, written) = (fill.filled(), fill.written());
+                for lpn in 0..logical {
+                    assert_eq!(filled.contains(lpn), written.contains(lpn), "{lpn}");
+                }
+            }
             assert_eq!(
                 (report.footprint_pages, report.fill_pages, report.age_rounds),
                 (
