@@ -12,23 +12,27 @@
 //! table (one in every `planes` entries). So while aging runs the logical pages are numbered
 //! plane-major, local page `l` of the plane of residue `r` (ftl/fill.rs) being `r * span + l`:
 //! the forward map, the reverse maps and the static map follow that numbering, and a plane's
-//! entries are one contiguous run that stays in cache while the plane is aged. When aging
-//! ends the numbering is turned back: the reverse maps entry by entry, the forward map
-//! gathered in logical order while the plane-major one is released chunk by chunk (so the two
-//! never both hold the whole map).
+//! entries are one contiguous run that stays in cache while the plane is aged. Every fill
+//! page gets its plane-major entry when aging starts (no formula look-ups while aging), and a
+//! plane's writes go through a kernel of their own ([`Ftl::age_planes`]), the planes shared
+//! among up to [`AGING_THREADS`] threads. When aging ends the numbering is turned back: the
+//! reverse maps entry by entry, the forward map gathered a drive chunk at a time while the
+//! plane-major one is released chunk by chunk (so the two never both hold the whole map).
 //!
 //! Used after a fill written as a formula (so the forward map has no entry yet), without the
 //! integrity shadow (indexed by logical page), under static allocation and on drives of at
 //! least [`PLANE_MAJOR_FROM_PAGES`] logical pages; otherwise aging writes in the order of the
 //! picks, as before. Either way aging costs a random overwrite per pick plus the GC moves it
-//! causes (about 2 s of CPU a round of 8.4 M overwrites on `venice-perf`, plane by plane): it
-//! is the one part of preconditioning that still grows with the pages written.
+//! causes (on `venice-perf`, 8.4 M overwrites and 20-30 M moves a round, about 0.6 s of CPU
+//! a round in the kernel): it is the one part of preconditioning that still grows with the
+//! pages written.
 
 use super::fill::FillMap;
-use super::mapping::{PageMap, CHUNK};
-use super::plane::INVALID;
-use super::Ftl;
+use super::mapping::{ChunkedTable, PageMap, CHUNK};
+use super::plane::{Plane, INVALID};
+use super::{Ftl, FtlCounters};
 use crate::geometry::StaticMap;
+use crate::Error;
 
 /// Logical pages from which aging runs plane-major. A smaller drive's map stays in cache
 /// anyway, and the renumbering costs more than it saves (`sos-4x4`, 3.8 M logical pages,
@@ -39,10 +43,6 @@ const PLANE_MAJOR_FROM_PAGES: u64 = 1 << 24;
 /// Unit tests compare plane-major aging with page-by-page writing on small drives.
 #[cfg(test)]
 const PLANE_MAJOR_FROM_PAGES: u64 = 1;
-
-/// Rounds of the static placement (a stripe unit on every plane) gathered at a time when the
-/// numbering is turned back.
-const GATHER_ROUNDS: u64 = 1024;
 
 /// The drive's own numbering, set aside while aging runs plane-major.
 pub(super) struct PlaneMajor {
@@ -98,10 +98,32 @@ impl Ftl {
                 }
             }
         }
-        let map = std::mem::replace(
-            &mut self.map,
-            PageMap::releasable_with_fill(span * planes as u64, plane_major),
-        );
+        let mut plane_major_map = PageMap::releasable_with_fill(span * planes as u64, plane_major);
+        // Every fill page its entry, in stream order (one sequential run a plane): aging then
+        // reads each overwritten page's place with one table access, not by the formula (its
+        // rank search and divisions, twice an overwrite). The fill's pages are the ones the
+        // drive's map counts anyway, and aging writes most of their entries regardless.
+        let ppb = u64::from(self.geometry.pages_per_block);
+        let (table, _) = plane_major_map.table_and_fill();
+        let mut forward = plane_chunks(table, planes, span);
+        let mut jobs: Vec<(usize, Vec<&mut [u32]>)> = (0..planes)
+            .map(|p| {
+                (
+                    p,
+                    std::mem::take(&mut forward[fill.plane_residue(p).0 as usize]),
+                )
+            })
+            .collect();
+        let pages_per_plane = self.pages_per_plane;
+        on_threads(&mut jobs, |(p, entries)| {
+            let ppn_base = *p as u64 * pages_per_plane + u64::from(fill.first_block) * ppb;
+            fill.stream_locals(*p, |k, local| {
+                let local = local as usize;
+                entries[local / CHUNK][local % CHUNK] = (ppn_base + k) as u32 + 1;
+            });
+        });
+        drop(jobs);
+        let map = std::mem::replace(&mut self.map, plane_major_map);
         let plane_major_static =
             StaticMap::new(&self.geometry, self.static_map.order()).with_stripe_unit_pages(span);
         let static_map = std::mem::replace(&mut self.static_map, plane_major_static);
@@ -126,44 +148,57 @@ impl Ftl {
         let Some(fill) = self.map.fill() else {
             return;
         };
-        for (p, plane) in self.planes.iter_mut().enumerate() {
-            let (residue, _) = fill.plane_residue(p);
+        let mut planes: Vec<(usize, &mut Plane)> = self.planes.iter_mut().enumerate().collect();
+        on_threads(&mut planes, |(p, plane)| {
+            let (residue, _) = fill.plane_residue(*p);
             let base = residue * span;
             for reverse in plane.blocks.iter_mut().filter_map(|b| b.reverse.as_mut()) {
                 for lpn in reverse.iter_mut().filter(|l| **l != INVALID) {
                     *lpn = fill.lpn_of(residue, u64::from(*lpn) - base) as u32;
                 }
             }
-        }
+        });
+        drop(planes);
         // The entries written, in logical order: logical page (k * period + r) * unit + j is
-        // local k * unit + j of residue r. A chunk of every residue is released once the
-        // locals it holds are all copied.
+        // local k * unit + j of residue r. The drive's map is built a chunk at a time: each
+        // residue's locals for the chunk are read as one run of slices (no look-up per
+        // entry), scattered into a buffer, and the chunk is allocated only if it holds an
+        // entry (as writing entry by entry allocates). A chunk of every residue is released
+        // once the locals it holds are all copied.
         let unit = self.static_map.stripe_unit_pages();
         let period = self.static_map.period();
         let logical = self.map.logical_pages();
-        let rounds = logical.div_ceil(unit * period);
+        let round = unit * period;
         let mut released = 0u64;
-        let mut tile = 0u64;
-        while tile < rounds {
-            // A tile of rounds at a time, residue after residue: each residue's entries are
-            // read as one sequential run while the tile's destination stays in cache.
-            let end = (tile + GATHER_ROUNDS).min(rounds);
+        let mut gathered = vec![0u32; CHUNK];
+        let mut run = Vec::new();
+        for c in 0..self.map.table.chunk_count() {
+            let first = c as u64 * CHUNK as u64;
+            let end = (first + CHUNK as u64).min(logical);
+            let (first_round, end_round) = (first / round, end.div_ceil(round));
+            let mut any = false;
+            gathered.fill(0);
             for r in 0..period {
-                for k in tile..end {
-                    let first = (k * period + r) * unit;
-                    if first >= logical {
-                        break;
-                    }
-                    for j in 0..unit.min(logical - first) {
-                        let value = plane_major.table.get(r * span + k * unit + j);
-                        if value != 0 {
-                            self.map.set(first + j, value - 1);
+                let locals = (end_round - first_round) * unit;
+                run.resize(locals as usize, 0);
+                plane_major
+                    .table
+                    .read_run(r * span + first_round * unit, &mut run);
+                for (k, values) in (first_round..).zip(run.chunks(unit as usize)) {
+                    let unit_start = (k * period + r) * unit;
+                    for (lpn, &value) in (unit_start..).zip(values) {
+                        if value != 0 && lpn >= first && lpn < end {
+                            gathered[(lpn - first) as usize] = value;
+                            any = true;
                         }
                     }
                 }
             }
-            tile = end;
-            let done = (tile * unit).min(span) / CHUNK as u64;
+            if any {
+                let values = self.map.table.chunk_values_mut(c);
+                values.copy_from_slice(&gathered);
+            }
+            let done = ((end / round) * unit).min(span) / CHUNK as u64;
             while released < done {
                 for r in 0..period {
                     plane_major
@@ -173,5 +208,228 @@ impl Ftl {
                 released += 1;
             }
         }
+    }
+}
+
+/// Picks ahead of the overwrite being placed at which a plane's aging ([`Ftl::age_planes`]) starts loading what
+/// it touches (as `AgingPicks` does): the map entry, then the old block's record, then the
+/// reverse entry and list neighbours.
+const ENTRY_AHEAD: usize = 16;
+const BLOCK_AHEAD: usize = 8;
+const REVERSE_AHEAD: usize = 3;
+
+impl Ftl {
+    /// Whether [`Ftl::age_planes`] writes as [`Ftl::write`] would on this drive: no per-block
+    /// program times to count, GC by free blocks into the host's open block, victims erased
+    /// at once (as during all preconditioning).
+    pub(super) fn ages_by_plane_kernel(&self) -> bool {
+        self.variation.is_none()
+            && self.gc_threshold_pages.is_none()
+            && !self.gc_separate_write_block
+            && !self.defer_release
+            && !self.dynamic
+            && self.shadow.is_none()
+    }
+
+    /// Overwrite each group's labels (plane, first label of the plane, its plane-major
+    /// numbered logical pages in order) with the garbage collection they cause: the drive
+    /// ends as that many [`Ftl::write`]s leave it (see [`Ftl::ages_by_plane_kernel`] for
+    /// when). Planes do not interact, so the groups are shared among threads (the counters
+    /// are sums). For each group, the index of its failing label and the error, if any.
+    pub(super) fn age_planes(
+        &mut self,
+        groups: &[(u32, u64, &[u32])],
+    ) -> Vec<Option<(usize, Error)>> {
+        let shape = KernelShape {
+            ppb: self.geometry.pages_per_block,
+            pages_per_plane: self.pages_per_plane,
+            gc_threshold_blocks: self.gc_threshold_blocks,
+        };
+        let span = self.map.logical_pages() / self.planes.len() as u64;
+        let (table, fill) = self.map.table_and_fill();
+        let mut forward = plane_chunks(table, self.planes.len(), span);
+        let mut planes: Vec<Option<&mut Plane>> = self.planes.iter_mut().map(Some).collect();
+        let mut jobs: Vec<Job> = Vec::with_capacity(groups.len());
+        for (group, &(plane, label_base, labels)) in groups.iter().enumerate() {
+            let residue = (label_base / span) as usize;
+            let (Some(target), Some(entries)) = (
+                planes.get_mut(plane as usize).and_then(Option::take),
+                forward.get_mut(residue).map(std::mem::take),
+            ) else {
+                continue;
+            };
+            jobs.push(Job {
+                group,
+                plane,
+                target,
+                forward: entries,
+                label_base,
+                labels,
+                counters: FtlCounters::default(),
+                failed: None,
+            });
+        }
+        on_threads(&mut jobs, |job| job.run(fill, shape));
+        let mut failed: Vec<Option<(usize, Error)>> = groups.iter().map(|_| None).collect();
+        for job in jobs {
+            let c = &mut self.counters;
+            c.host_page_writes += job.counters.host_page_writes;
+            c.gc_runs += job.counters.gc_runs;
+            c.gc_pages_moved += job.counters.gc_pages_moved;
+            c.erases += job.counters.erases;
+            failed[job.group] = job.failed;
+        }
+        failed
+    }
+}
+
+/// Threads aging shares its planes among (at most; fewer on fewer cores).
+const AGING_THREADS: usize = 2;
+
+/// Run `work` on every item, the items shared in runs among up to [`AGING_THREADS`] threads
+/// (planes do not interact, so the order does not matter).
+fn on_threads<T: Send>(items: &mut [T], work: impl Fn(&mut T) + Sync) {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, AGING_THREADS);
+    let per_thread = items.len().div_ceil(threads).max(1);
+    let work = &work;
+    std::thread::scope(|scope| {
+        let mut parts = items.chunks_mut(per_thread);
+        let mine = parts.next();
+        for part in parts {
+            scope.spawn(move || part.iter_mut().for_each(work));
+        }
+        if let Some(part) = mine {
+            part.iter_mut().for_each(work);
+        }
+    });
+}
+
+/// The map chunks of each residue's plane-major labels (`span` a residue, a whole number of
+/// chunks), allocated, to index directly.
+fn plane_chunks(table: &mut ChunkedTable, residues: usize, span: u64) -> Vec<Vec<&mut [u32]>> {
+    let per_residue = (span / CHUNK as u64) as usize;
+    let mut chunks = table.chunks_mut(0, residues * per_residue).into_iter();
+    (0..residues)
+        .map(|_| chunks.by_ref().take(per_residue).collect())
+        .collect()
+}
+
+/// What a plane's aging needs of the drive's shape.
+#[derive(Clone, Copy)]
+struct KernelShape {
+    ppb: u32,
+    pages_per_plane: u64,
+    gc_threshold_blocks: u32,
+}
+
+/// One plane's aging writes ([`Ftl::age_planes`]): the plane, its map entries (the chunks of
+/// its plane-major labels), its picks, and what the writes did.
+struct Job<'a> {
+    group: usize,
+    plane: u32,
+    target: &'a mut Plane,
+    forward: Vec<&'a mut [u32]>,
+    label_base: u64,
+    labels: &'a [u32],
+    counters: FtlCounters,
+    failed: Option<(usize, Error)>,
+}
+
+impl Job<'_> {
+    fn run(&mut self, fill: Option<&FillMap>, shape: KernelShape) {
+        if let Err(failed) = self.write(fill, shape) {
+            self.failed = Some(failed);
+        }
+    }
+
+    /// The plane's writes, leaner than the general write, which they must match: the map
+    /// entries are indexed directly (every fill page has its entry,
+    /// [`Ftl::begin_plane_major`]); a GC victim's valid pages are placed a block's worth at a
+    /// time, each map entry written without being read first (the old page is the victim's,
+    /// its reverse entry says so); divisions are 32-bit.
+    fn write(&mut self, fill: Option<&FillMap>, shape: KernelShape) -> Result<(), (usize, Error)> {
+        let KernelShape {
+            ppb,
+            pages_per_plane,
+            gc_threshold_blocks,
+        } = shape;
+        let plane = self.plane;
+        let p = plane as usize;
+        let base = (u64::from(plane) * pages_per_plane) as u32;
+        let chunk_bits = CHUNK.trailing_zeros();
+        let label_base = self.label_base;
+        let forward = &mut self.forward;
+        let planes = &mut *self.target;
+        let counters = &mut self.counters;
+        let labels = self.labels;
+        let local = |label: u32| (u64::from(label) - label_base) as usize;
+        let mask = CHUNK - 1;
+        macro_rules! entry {
+            ($label:expr) => {{
+                let l = local($label);
+                &mut forward[l >> chunk_bits][l & mask]
+            }};
+        }
+        let mut moves = Vec::with_capacity(ppb as usize);
+        let mut old_pages = [None; ENTRY_AHEAD];
+        for (n, &label) in labels.iter().enumerate() {
+            if let Some(&ahead) = labels.get(n + ENTRY_AHEAD) {
+                super::slot_index::prefetch(entry!(ahead));
+            }
+            if let Some(&ahead) = labels.get(n + BLOCK_AHEAD) {
+                let value = *entry!(ahead);
+                old_pages[(n + BLOCK_AHEAD) % ENTRY_AHEAD] = (value != 0).then(|| {
+                    let block = (value - 1 - base) / ppb;
+                    if let Some(record) = planes.blocks.get(block as usize) {
+                        super::slot_index::prefetch(record);
+                    }
+                    (block, value - 1 - base - block * ppb)
+                });
+            }
+            if let Some((block, page)) = old_pages[(n + REVERSE_AHEAD) % ENTRY_AHEAD] {
+                planes.prefetch_invalidation(block, page);
+            }
+            let value = *entry!(label);
+            if value != 0 {
+                let old = value - 1 - base;
+                let (block, page) = (old / ppb, old % ppb);
+                if !planes.invalidate(block, page) {
+                    // A block still held by the fill's formula: its reverse map first.
+                    let mut reverse = vec![INVALID; ppb as usize].into_boxed_slice();
+                    let b = &planes.blocks[block as usize];
+                    let written = (b.next_page as usize).min(ppb as usize);
+                    if let Some(fill) = fill {
+                        fill.block_lpns(p, block, &mut reverse[..written]);
+                    }
+                    planes.blocks[block as usize].reverse = Some(reverse);
+                    planes.invalidate(block, page);
+                }
+            }
+            let Some((block, page)) = planes.allocate_page(label) else {
+                return Err((n, super::no_free_page(plane)));
+            };
+            *entry!(label) = base + block * ppb + page + 1;
+            counters.host_page_writes += 1;
+            while planes.free_blocks() < gc_threshold_blocks {
+                let Some(victim) = planes.greedy_victim() else {
+                    break;
+                };
+                counters.gc_runs += 1;
+                planes.begin_moving(victim);
+                planes.drain_moving(victim, &mut moves);
+                let placed = planes.append_run(&moves, |moved, block, page| {
+                    *entry!(moved) = base + block * ppb + page + 1;
+                });
+                if !placed {
+                    return Err((n, super::no_free_page(plane)));
+                }
+                counters.gc_pages_moved += moves.len() as u64;
+                planes.erase(victim);
+                counters.erases += 1;
+            }
+        }
+        Ok(())
     }
 }

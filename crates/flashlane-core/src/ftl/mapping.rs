@@ -187,6 +187,40 @@ impl ChunkedTable {
     }
 
     /// Chunks of [`CHUNK`] values the table is made of.
+    /// Copy the values from `start` on into `out` (0 where no chunk is allocated), a chunk's
+    /// slice at a time.
+    pub(super) fn read_run(&self, start: u64, out: &mut [u32]) {
+        let mut done = 0;
+        while done < out.len() {
+            let index = start + done as u64;
+            let from = (index as usize) & (CHUNK - 1);
+            let len = (CHUNK - from).min(out.len() - done);
+            match self.chunk((index >> CHUNK_BITS) as usize) {
+                Some(values) => out[done..done + len].copy_from_slice(&values[from..from + len]),
+                None => out[done..done + len].fill(0),
+            }
+            done += len;
+        }
+    }
+
+    /// Chunks `first..first + count` of a table of [`ChunkedTable::releasable`] (one
+    /// allocation a chunk), allocated if they were not, to index directly.
+    pub(super) fn chunks_mut(&mut self, first: usize, count: usize) -> Vec<&mut [u32]> {
+        assert!(self.per_chunk, "a chunk per allocation");
+        for c in first..first + count {
+            if self.chunks[c].block == NO_BLOCK {
+                self.chunks[c] = self.allocate_chunk();
+                self.allocated_chunks += 1;
+            }
+        }
+        let mut by_block: Vec<Option<&mut [u32]>> =
+            self.blocks.iter_mut().map(|b| Some(&mut b[..])).collect();
+        let chunks = &self.chunks;
+        (first..first + count)
+            .filter_map(|c| by_block[chunks[c].block as usize].take())
+            .collect()
+    }
+
     pub(super) fn chunk_count(&self) -> usize {
         self.chunks.len()
     }
@@ -323,6 +357,11 @@ impl PageMap {
     }
 
     /// No entry written (a fill's formula aside).
+    /// The table and the fill, to use both at once.
+    pub(super) fn table_and_fill(&mut self) -> (&mut ChunkedTable, Option<&FillMap>) {
+        (&mut self.table, self.fill.as_deref())
+    }
+
     pub(super) fn no_entry_written(&self) -> bool {
         self.table.allocated_bytes() == 0
     }

@@ -155,6 +155,14 @@ pub struct Ftl {
     gc_moves: Vec<(u32, u32)>,
 }
 
+/// The error of a write that finds its plane without a free page.
+#[cold]
+fn no_free_page(plane: u32) -> Error {
+    Error::Workload(format!(
+        "plane {plane} has no free page left: the logical data exceeds what over-provisioning and garbage collection can hold"
+    ))
+}
+
 impl Ftl {
     pub fn new(
         geometry: &Geometry,
@@ -591,11 +599,9 @@ impl Ftl {
         if let Some(old) = self.map.get(lpn) {
             self.invalidate(old);
         }
-        let (block, page) = self.planes[plane as usize].allocate_page_in(lpn as u32, fast).ok_or_else(|| {
-            Error::Workload(format!(
-                "plane {plane} has no free page left: the logical data exceeds what over-provisioning and garbage collection can hold"
-            ))
-        })?;
+        let (block, page) = self.planes[plane as usize]
+            .allocate_page_in(lpn as u32, fast)
+            .ok_or_else(|| no_free_page(plane))?;
         let ppn = self.ppn_of(plane, block, page);
         self.map.set(lpn, ppn);
         if let Some(shadow) = &mut self.shadow {

@@ -386,6 +386,64 @@ impl Plane {
         self.blocks[block_index as usize].state = BlockState::Moving;
     }
 
+    /// The logical pages of `block_index`'s valid pages, a victim [`Plane::begin_moving`]
+    /// made, into `out`, in page order; the block is left as invalidating each of them leaves
+    /// it (no valid page, no reverse map), for a caller that moves them all.
+    pub(super) fn drain_moving(&mut self, block_index: u32, out: &mut Vec<u32>) {
+        let block = &mut self.blocks[block_index as usize];
+        debug_assert_eq!(block.state, BlockState::Moving);
+        out.clear();
+        if let Some(reverse) = block.reverse.take() {
+            out.extend(reverse.iter().copied().filter(|&lpn| lpn != INVALID));
+        }
+        block.valid_pages = 0;
+    }
+
+    /// Place `lpns` one after another as [`Plane::allocate_page`] would, a block's worth at a
+    /// time, telling `placed` each (logical page, block, page). False when the plane runs out
+    /// of free blocks first (the pages placed so far stay placed).
+    pub(super) fn append_run(
+        &mut self,
+        lpns: &[u32],
+        mut placed: impl FnMut(u32, u32, u32),
+    ) -> bool {
+        let ppb = self.pages_per_block;
+        let mut rest = lpns;
+        while !rest.is_empty() {
+            let b = match self.active {
+                Some(b) => b,
+                None => {
+                    let Some(b) = self.take_free(false) else {
+                        return false;
+                    };
+                    self.blocks[b as usize].state = BlockState::Active;
+                    self.opened_blocks += 1;
+                    self.active = Some(b);
+                    b
+                }
+            };
+            let block = &mut self.blocks[b as usize];
+            let first = block.next_page;
+            let take = ((ppb - first) as usize).min(rest.len());
+            let reverse = block
+                .reverse
+                .get_or_insert_with(|| vec![INVALID; ppb as usize].into_boxed_slice());
+            reverse[first as usize..first as usize + take].copy_from_slice(&rest[..take]);
+            for (page, &lpn) in (first..).zip(&rest[..take]) {
+                placed(lpn, b, page);
+            }
+            block.valid_pages += take as u32;
+            block.next_page += take as u32;
+            if block.next_page == ppb {
+                block.state = BlockState::Full;
+                self.active = None;
+                self.bucket_push(b);
+            }
+            rest = &rest[take..];
+        }
+        true
+    }
+
     /// Make full block `block_index` a victim under collection: no longer a candidate, not
     /// free until [`Plane::erase`] (its pages are moved by the caller).
     pub fn begin_collection(&mut self, block_index: u32) {

@@ -266,6 +266,9 @@ fn precondition_with(
     if config.age && written.pages() > 0 {
         let round_writes = (written.pages() / 10).max(1);
         let mut picks = AgingPicks::new(&written, logical, seed);
+        if in_order.is_some() {
+            picks.filled_fill = ftl.map.fill().map(super::fill::FillMap::filled);
+        }
         let mut last_waf = 0.0;
         // Plane by plane when it applies (ftl/aging.rs), else in the order of the picks.
         let plane_major = if formula {
@@ -356,8 +359,10 @@ fn fill_page_by_page(
 /// rounds.
 #[derive(Default)]
 struct ByPlane {
-    /// The round's picks, plane-major numbered, grouped by plane, in the order drawn within
-    /// a plane.
+    /// The round's picks, plane-major numbered, in the order drawn (drawn once: the draws
+    /// cost more than the 4 bytes a pick of this buffer).
+    drawn: Vec<u32>,
+    /// The same picks grouped by plane, in the order drawn within a plane.
     grouped: Vec<u32>,
     /// Start of each plane's group in `grouped`.
     starts: Vec<usize>,
@@ -373,63 +378,59 @@ impl ByPlane {
     ) -> Result<(), Error> {
         let span = numbering.span();
         let groups = ftl.planes.len();
-        // Drawn twice from the same state, to count then to place each plane's picks: a
-        // counting sort without a buffer of the round's picks in drawn order.
-        let at_start = picks.draw_state();
+        self.drawn.clear();
+        self.drawn
+            .extend((0..writes).map(|_| numbering.label(picks.draw())));
+        // Labels fit in 32 bits (ftl/aging.rs), and so does a 32-bit division's cost.
+        let span32 = span as u32;
         self.starts.clear();
         self.starts.resize(groups + 1, 0);
-        for _ in 0..writes {
-            let label = numbering.label(picks.draw());
-            self.starts[(u64::from(label) / span) as usize + 1] += 1;
+        for &label in &self.drawn {
+            self.starts[(label / span32) as usize + 1] += 1;
         }
         for g in 0..groups {
             self.starts[g + 1] += self.starts[g];
         }
-        picks.set_draw_state(at_start.clone());
         self.grouped.resize(writes as usize, 0);
         let mut next = self.starts.clone();
-        for _ in 0..writes {
-            let label = numbering.label(picks.draw());
-            let g = (u64::from(label) / span) as usize;
+        for &label in &self.drawn {
+            let g = (label / span32) as usize;
             self.grouped[next[g]] = label;
             next[g] += 1;
         }
         let no_load = vec![0u32; ftl.geometry.chips() as usize];
         let mut gc_ops = Vec::new();
+        let group = |g: usize| &self.grouped[self.starts[g]..self.starts[g + 1]];
+        // For each plane, the index of its failing pick and the error, if one failed.
+        let failed: Vec<Option<(usize, Error)>> = if ftl.ages_by_plane_kernel() {
+            let jobs: Vec<(u32, u64, &[u32])> = (0..groups)
+                .map(|g| {
+                    (
+                        ftl.static_map.plane_of(g as u64 * span),
+                        g as u64 * span,
+                        group(g),
+                    )
+                })
+                .collect();
+            ftl.age_planes(&jobs)
+        } else {
+            (0..groups)
+                .map(|g| write_in_order(ftl, group(g), &no_load, &mut gc_ops).err())
+                .collect()
+        };
         // A plane that fails stops; the error is the one the first failing write in the
         // order of the picks gives.
         let mut first_error: Option<(usize, Error)> = None;
-        for g in 0..groups {
-            let labels = &self.grouped[self.starts[g]..self.starts[g + 1]];
-            // The stages of AgingPicks::next: map entry, old block's record, what the
-            // invalidation touches, each a few writes ahead.
-            let mut old_pages: [Option<OldPage>; PICKS_AHEAD] = [None; PICKS_AHEAD];
-            for (n, &label) in labels.iter().enumerate() {
-                if let Some(&ahead) = labels.get(n + PICKS_AHEAD) {
-                    ftl.prefetch(u64::from(ahead));
+        for (g, failed) in failed.into_iter().enumerate() {
+            if let Some((n, error)) = failed {
+                // Its place in the order of the picks.
+                let index = (0..self.drawn.len())
+                    .filter(|&i| (u64::from(self.drawn[i]) / span) as usize == g)
+                    .nth(n)
+                    .unwrap_or(usize::MAX);
+                if first_error.as_ref().is_none_or(|(at, _)| index < *at) {
+                    first_error = Some((index, error));
                 }
-                if let Some(&ahead) = labels.get(n + BLOCK_AT) {
-                    old_pages[(n + BLOCK_AT) % PICKS_AHEAD] =
-                        ftl.prefetch_overwritten(u64::from(ahead));
-                }
-                if let Some(old) = old_pages[(n + REVERSE_AT) % PICKS_AHEAD] {
-                    ftl.prefetch_invalidation(old);
-                }
-                if let Err(error) = ftl.write(u64::from(label), &no_load, &mut gc_ops) {
-                    // Its place in the order of the picks, drawn again.
-                    let now = picks.draw_state();
-                    picks.set_draw_state(at_start.clone());
-                    let index = (0..writes as usize)
-                        .filter(|_| (u64::from(numbering.label(picks.draw())) / span) as usize == g)
-                        .nth(n)
-                        .unwrap_or(usize::MAX);
-                    picks.set_draw_state(now);
-                    if first_error.as_ref().is_none_or(|(at, _)| index < *at) {
-                        first_error = Some((index, error));
-                    }
-                    break;
-                }
-                gc_ops.clear();
             }
         }
         match first_error {
@@ -437,6 +438,33 @@ impl ByPlane {
             None => Ok(()),
         }
     }
+}
+
+/// Write `labels` one [`Ftl::write`] each, with the prefetch stages of [`AgingPicks::next`]:
+/// map entry, old block's record, what the invalidation touches, each a few writes ahead. On
+/// error, the index of the failing label.
+fn write_in_order(
+    ftl: &mut Ftl,
+    labels: &[u32],
+    no_load: &[u32],
+    gc_ops: &mut Vec<super::GcOp>,
+) -> Result<(), (usize, Error)> {
+    let mut old_pages: [Option<OldPage>; PICKS_AHEAD] = [None; PICKS_AHEAD];
+    for (n, &label) in labels.iter().enumerate() {
+        if let Some(&ahead) = labels.get(n + PICKS_AHEAD) {
+            ftl.prefetch(u64::from(ahead));
+        }
+        if let Some(&ahead) = labels.get(n + BLOCK_AT) {
+            old_pages[(n + BLOCK_AT) % PICKS_AHEAD] = ftl.prefetch_overwritten(u64::from(ahead));
+        }
+        if let Some(old) = old_pages[(n + REVERSE_AT) % PICKS_AHEAD] {
+            ftl.prefetch_invalidation(old);
+        }
+        ftl.write(u64::from(label), no_load, gc_ops)
+            .map_err(|error| (n, error))?;
+        gc_ops.clear();
+    }
+    Ok(())
 }
 
 /// Draws ahead of the write that is placed: the filled-page bit of a candidate is tested
@@ -467,6 +495,8 @@ struct AgingPicks<'a> {
     /// random logical page is drawn until it is a filled one (no extra memory).
     filled: Vec<u32>,
     dense: bool,
+    /// The same set as `written`, when a fill wrote it, tested by arithmetic (dense only).
+    filled_fill: Option<super::fill::Filled>,
     logical: u64,
     /// Draws not yet tested (dense) or resolved (list), oldest first.
     candidates: VecDeque<u64>,
@@ -486,25 +516,26 @@ impl<'a> AgingPicks<'a> {
                 written.iter().map(|l| l as u32).collect()
             },
             dense,
+            filled_fill: None,
             logical,
             candidates: VecDeque::with_capacity(CANDIDATES_AHEAD + 1),
             ahead: VecDeque::with_capacity(PICKS_AHEAD + 1),
         }
     }
 
-    /// Where the stream of [`AgingPicks::draw`] is: drawing again from a state restored by
-    /// [`AgingPicks::set_draw_state`] gives the same picks.
-    fn draw_state(&self) -> (ChaCha8Rng, VecDeque<u64>) {
-        (self.rng.clone(), self.candidates.clone())
-    }
-
-    fn set_draw_state(&mut self, (rng, candidates): (ChaCha8Rng, VecDeque<u64>)) {
-        self.rng = rng;
-        self.candidates = candidates;
-    }
-
     /// The next filled page, in the order of the seeded stream.
     fn draw(&mut self) -> u64 {
+        if let (true, Some(filled), true) =
+            (self.dense, &self.filled_fill, self.candidates.is_empty())
+        {
+            // Tested by arithmetic: nothing to load, so nothing to draw ahead.
+            loop {
+                let lpn = self.rng.random_range(0..self.logical);
+                if filled.contains(lpn) {
+                    return lpn;
+                }
+            }
+        }
         loop {
             while self.candidates.len() < CANDIDATES_AHEAD {
                 let candidate = if self.dense {
