@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -246,8 +247,6 @@ def advise(
         )
     finally:
         if scratch is not None:
-            import shutil
-
             shutil.rmtree(scratch, ignore_errors=True)
     by_name = {p.configuration: (p, s) for p, s in zip(runnable, summaries, strict=True)}
     base_point, base = by_name.pop("baseline")

@@ -38,7 +38,7 @@ LONG = {
     (
         "docs/sweeps.md",
         "flashlane compare --preset venice-perf",
-    ): "preconditions venice-perf filled to 0.9 and aged (about 20 s); "
+    ): "preconditions venice-perf filled to 0.9 and aged (about 8 s); "
     "test_precondition_cache.py runs that drive through the cache",
     (
         "docs/sweeps.md",

@@ -58,7 +58,8 @@ enum Command {
     /// device.region_contention.probe_path, and a figure (docs/real-drive.md).
     Probe(real::ProbeArgs),
     /// Redraw a paper's figures beside its claims: runs, runs.csv, PNG/SVG and report.html
-    /// (forwards to `python3 -m flashlane.reproduce`; PAPER: piq, pass, vios, sos, venice, all).
+    /// (forwards to `python3 -m flashlane.reproduce`; PAPER: piq, pass, vios, sos, venice, all,
+    /// or combos, the five techniques alone and together).
     Reproduce(reproduce::ReproduceArgs),
     /// Which of the five papers' techniques, alone or together, helps a trace: its conditions,
     /// its place on the effect maps, and every technique and combination run on it, ranked

@@ -84,7 +84,7 @@ fn wants_help(args: &[OsString]) -> bool {
 /// The Python interpreter: $FLASHLANE_PYTHON; else the active virtual environment's
 /// ($VIRTUAL_ENV); else the `.venv` that `./scripts/test.sh` makes, in the current directory or
 /// one of its parents (the package is installed there); else `python3` on PATH.
-pub fn python() -> OsString {
+fn python() -> OsString {
     if let Some(chosen) = std::env::var_os("FLASHLANE_PYTHON") {
         return chosen;
     }
