@@ -19,7 +19,7 @@ from flashlane import _advise
 REPO = Path(__file__).resolve().parents[1]
 #: Requests per run: the first N of each trace (msnfs has 150,000, the others up to 24,783):
 #: an overloaded trace on Venice costs seconds per thousand requests (its scouts retry).
-MAX_REQUESTS = 5_000
+MAX_REQUESTS = 3_000
 
 
 def _command(trace: str, max_requests: int, time_scale: float) -> str:

@@ -37,6 +37,7 @@ from typing import Any
 from flashlane import _native
 from flashlane.reproduce import combos
 from flashlane.reproduce._core import Point, ReproduceError, get, run_points
+from flashlane.reproduce._maps import BEHIND_FULL_FRACTION
 
 __all__ = ["advise", "main", "render"]
 
@@ -54,8 +55,9 @@ LIGHT_LOAD = 0.05
 SUGGESTED_LOAD = 0.3
 
 
-def _conditions(trace: str, fmt: str | None, preset: str, overrides: list[str]) -> dict:
-    return json.loads(_native.trace_conditions(trace, fmt, preset, overrides, True))
+def _conditions(trace: str, fmt: str | None, preset: str, time_scale: float) -> dict:
+    """The trace's conditions as the runs replay it (remapped, at `time_scale`)."""
+    return json.loads(_native.trace_conditions(trace, fmt, preset, [], True, time_scale))
 
 
 def placement(conditions: dict[str, Any]) -> dict[str, Any]:
@@ -217,7 +219,7 @@ def advise(
         raise ValueError(f"{trace}: no such trace")
     if max_requests is None and quick:
         max_requests = QUICK_REQUESTS
-    conditions = _conditions(trace, format, preset, [])
+    conditions = _conditions(trace, format, preset, time_scale)
     place = placement(conditions)
     chosen = combos.combinations()
     if quick:
@@ -286,11 +288,18 @@ def _warnings(place: dict, base: dict, rows: list[dict], time_scale: float) -> l
     # The --time-scale that replays the trace at SUGGESTED_LOAD (arrival times x it).
     suggested = time_scale * load / SUGGESTED_LOAD if load > 0 else None
     at = f"; --time-scale {suggested:.3g} replays it at {SUGGESTED_LOAD}" if suggested else ""
-    if any(w["code"] == "open_loop_saturated" for w in base.get("warnings", [])):
+    saturated = any(w["code"] == "open_loop_saturated" for w in base.get("warnings", []))
+    full = get(base, "host_queue.full_fraction") or 0.0
+    if saturated or full > BEHIND_FULL_FRACTION:
+        why = (
+            "it is still behind when the last request arrives (open_loop_saturated)"
+            if saturated
+            else f"its host queue is full {full:.0%} of the time"
+        )
         said.append(
             f"overload: the trace offers {load:.3g} of the channels' bandwidth and the baseline "
-            "falls behind its arrivals (open_loop_saturated), so every ratio here grows with "
-            f"the trace's length rather than measuring a steady state{at}"
+            f"falls behind its arrivals ({why}), so the ratios here measure how far the "
+            f"overload got in the trace's length rather than a steady state{at}"
         )
     elif load < LIGHT_LOAD:
         said.append(

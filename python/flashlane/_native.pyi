@@ -47,11 +47,13 @@ def trace_conditions(
     preset: str,
     overrides: list[str],
     remap: bool,
+    time_scale: float = 1.0,
     max_bad_lines: int = 0,
 ) -> str:
     """The workload conditions of a trace under a preset (``KEY=VALUE`` overrides), as the
     JSON text of ``flashlane trace stats FILE --preset P``'s ``conditions``; ``remap``: as
-    ``--remap-addresses``. ValueError names the trace, line or key at fault."""
+    ``--remap-addresses``; arrival times multiplied by ``time_scale``. ValueError names the
+    trace, line or key at fault."""
 
 def combined_switches() -> list[tuple[str, str, str, list[str], list[str]]]:
     """The switches of the ``combined-8x8`` preset: (name, paper, slot, settings as

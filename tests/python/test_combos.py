@@ -76,6 +76,7 @@ def test_small_study_page_agrees_with_its_runs(
     monkeypatch.setattr(combos, "QUICK_LOADS", [0.3])
     monkeypatch.setattr(combos, "QUICK_REQUESTS", 600)
     monkeypatch.setattr(combos.sos, "QUICK_REQUESTS", 600)
+    monkeypatch.setattr(combos, "KEY_FIGURES", ("interaction", "ratios-skewed"))
     out = tmp_path / "combos"
     result = reproduce("combos", out, quick=True, results=True, traces=REPO / "traces", jobs=2)
     assert result["runs"] == 1 + len(combos.combinations()) + len(combos.SOS_CONFIGS)

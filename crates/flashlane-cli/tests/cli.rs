@@ -774,7 +774,7 @@ fn reproduce_help_works_without_python() {
             String::from_utf8_lossy(&out.stderr)
         );
         for needle in [
-            "PAPER: piq, pass, vios, sos, venice or all",
+            "PAPER: piq, pass, vios, sos, venice, all or combos",
             "--render-only",
             "pip install \".[reproduce]\"",
             "cannot be started",
@@ -793,6 +793,34 @@ fn reproduce_help_works_without_python() {
 
 /// `run --dispatch-log` lists every request once, in hand-over order: under deadline with a
 /// deep host queue and one device slot the order is not the trace order.
+/// `advise --help` works without the Python package too (the CLI's own copy of the options),
+/// and without `--help` a missing interpreter is an error that says what to install.
+#[test]
+fn advise_help_works_without_python() {
+    let out = flashlane()
+        .args(["advise", "--help"])
+        .env("FLASHLANE_PYTHON", temp("no-such-python"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for needle in ["--trace T", "--quick", "--json FILE", "cannot be started"] {
+        assert!(text.contains(needle), "lacks {needle:?}:\n{text}");
+    }
+    let out = flashlane()
+        .args(["advise", "--trace", "traces/tpcc-small.mqsim"])
+        .env("FLASHLANE_PYTHON", temp("no-such-python"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("flashlane advise needs Python 3"), "{err}");
+}
+
 #[test]
 fn run_writes_the_dispatch_order() {
     let log = temp("dispatch.csv");

@@ -444,9 +444,11 @@ fn presets() -> PyResult<Vec<(String, String)>> {
 /// The workload conditions of the trace at `path` under `preset` with `overrides`
 /// (`KEY=VALUE`, as `--set`), as the JSON text of `flashlane trace stats FILE --preset P`'s
 /// `conditions` (docs/workloads.md, "Conditions"); `remap` reads the trace twice and numbers
-/// its pages densely (`--remap-addresses`), else addresses fold onto the logical capacity.
+/// its pages densely (`--remap-addresses`), else addresses fold onto the logical capacity;
+/// arrival times are multiplied by `time_scale` (as `run --time-scale`).
 #[pyfunction]
-#[pyo3(signature = (path, format, preset, overrides, remap, max_bad_lines=0))]
+#[pyo3(signature = (path, format, preset, overrides, remap, time_scale=1.0, max_bad_lines=0))]
+#[allow(clippy::too_many_arguments)]
 fn trace_conditions(
     py: Python<'_>,
     path: PathBuf,
@@ -454,6 +456,7 @@ fn trace_conditions(
     preset: &str,
     overrides: Vec<String>,
     remap: bool,
+    time_scale: f64,
     max_bad_lines: u64,
 ) -> PyResult<String> {
     let format = format.map(parse_format).transpose()?;
@@ -464,7 +467,9 @@ fn trace_conditions(
         .collect::<Result<Vec<_>, _>>()
         .map_err(to_py_err)?;
     let conditions = py
-        .detach(|| workload::measure_conditions(&path, format, &options, preset, &pairs, remap))
+        .detach(|| {
+            workload::measure_conditions(&path, format, &options, preset, &pairs, remap, time_scale)
+        })
         .map_err(to_py_err)?;
     serde_json::to_string(&conditions).map_err(|e| PyValueError::new_err(e.to_string()))
 }
@@ -472,8 +477,11 @@ fn trace_conditions(
 /// The switches of the `combined-8x8` preset (docs/models/combined.md): (name, paper, slot,
 /// settings as `KEY=VALUE`, needs), in `COMBINED_SWITCHES`' order. Slot is `host_scheduler`,
 /// `interconnect`, `device_scheduler` or `drive`.
+/// One switch as Python sees it: (name, paper, slot, settings, needs).
+type SwitchTuple = (String, String, String, Vec<String>, Vec<String>);
+
 #[pyfunction]
-fn combined_switches() -> Vec<(String, String, String, Vec<String>, Vec<String>)> {
+fn combined_switches() -> Vec<SwitchTuple> {
     COMBINED_SWITCHES
         .iter()
         .map(|s| {

@@ -383,7 +383,8 @@ pub fn touched_pages(reader: &mut dyn TraceReader, page_bytes: u64) -> Result<Ve
 }
 
 /// The conditions of the trace at `path` (a file: with `remap` it is read twice) under preset
-/// `preset` with `overrides`: what `flashlane trace stats FILE --preset P` prints.
+/// `preset` with `overrides`: what `flashlane trace stats FILE --preset P` prints, for the
+/// trace replayed with its arrival times multiplied by `time_scale` (as `run --time-scale`).
 pub fn measure(
     path: &std::path::Path,
     format: Option<TraceFormat>,
@@ -391,7 +392,13 @@ pub fn measure(
     preset: &str,
     overrides: &[(String, String)],
     remap: bool,
+    time_scale: f64,
 ) -> Result<WorkloadConditions, Error> {
+    if !(time_scale.is_finite() && time_scale > 0.0) {
+        return Err(Error::Config(format!(
+            "time scale must be a positive number, got {time_scale}"
+        )));
+    }
     let config = Config::from_preset(preset, overrides)?;
     let remap = if remap {
         let mut reader = trace::open_detected(path, format, options)?;
@@ -405,7 +412,10 @@ pub fn measure(
     let shown = overrides.iter().map(|(k, v)| format!("{k}={v}")).collect();
     let mut meter = ConditionsMeter::for_config(preset, shown, &config, remap);
     let mut reader = trace::open_detected(path, format, options)?;
-    while let Some(record) = reader.next_record()? {
+    while let Some(mut record) = reader.next_record()? {
+        if time_scale != 1.0 {
+            record.time_ns = (record.time_ns as f64 * time_scale).round() as u64;
+        }
         meter.observe(&record);
     }
     Ok(meter.finish())
