@@ -754,6 +754,15 @@ fn trace_stats_measures_the_conditions_under_a_preset() {
     );
 }
 
+/// `flashlane ARGS` with an interpreter that cannot be started.
+fn without_python(args: &[&str]) -> std::process::Output {
+    flashlane()
+        .args(args)
+        .env("FLASHLANE_PYTHON", temp("no-such-python"))
+        .output()
+        .unwrap()
+}
+
 /// `reproduce --help` (alone or after PAPER) works without the Python package: the help is
 /// printed from Rust when the interpreter cannot be started or cannot import the package.
 #[test]
@@ -762,11 +771,7 @@ fn reproduce_help_works_without_python() {
         &["reproduce", "--help"][..],
         &["reproduce", "piq", "-h"][..],
     ] {
-        let out = flashlane()
-            .args(args)
-            .env("FLASHLANE_PYTHON", temp("no-such-python"))
-            .output()
-            .unwrap();
+        let out = without_python(args);
         let text = String::from_utf8_lossy(&out.stdout);
         assert!(
             out.status.success(),
@@ -783,25 +788,15 @@ fn reproduce_help_works_without_python() {
         }
     }
     // Without --help the missing interpreter is still an error.
-    let out = flashlane()
-        .args(["reproduce", "piq", "--quick"])
-        .env("FLASHLANE_PYTHON", temp("no-such-python"))
-        .output()
-        .unwrap();
+    let out = without_python(&["reproduce", "piq", "--quick"]);
     assert_eq!(out.status.code(), Some(2));
 }
 
-/// `run --dispatch-log` lists every request once, in hand-over order: under deadline with a
-/// deep host queue and one device slot the order is not the trace order.
 /// `advise --help` works without the Python package too (the CLI's own copy of the options),
-/// and without `--help` a missing interpreter is an error that says what to install.
+/// and without `--help` a missing interpreter is an error that names the command.
 #[test]
 fn advise_help_works_without_python() {
-    let out = flashlane()
-        .args(["advise", "--help"])
-        .env("FLASHLANE_PYTHON", temp("no-such-python"))
-        .output()
-        .unwrap();
+    let out = without_python(&["advise", "--help"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
@@ -811,16 +806,14 @@ fn advise_help_works_without_python() {
     for needle in ["--trace T", "--quick", "--json FILE", "cannot be started"] {
         assert!(text.contains(needle), "lacks {needle:?}:\n{text}");
     }
-    let out = flashlane()
-        .args(["advise", "--trace", "traces/tpcc-small.mqsim"])
-        .env("FLASHLANE_PYTHON", temp("no-such-python"))
-        .output()
-        .unwrap();
+    let out = without_python(&["advise", "--trace", "traces/tpcc-small.mqsim"]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("flashlane advise needs Python 3"), "{err}");
 }
 
+/// `run --dispatch-log` lists every request once, in hand-over order: under deadline with a
+/// deep host queue and one device slot the order is not the trace order.
 #[test]
 fn run_writes_the_dispatch_order() {
     let log = temp("dispatch.csv");
