@@ -107,8 +107,10 @@ def main() -> None:
         "(docs/models/combined.md). `inter.`: the combination's mean latency ratio over the "
         "product of its techniques' single ratios.",
         "4. **Warnings**: light load (below 0.05 of the channels' bandwidth), overload (the "
-        "baseline's `open_loop_saturated`), a host queue that never held two requests, and no "
-        "change above 2 %; each says what would change it.",
+        "baseline's `open_loop_saturated`, or its host queue full more than 10 % of the time), "
+        "a host queue that never held two requests, and no change above 2 %; each says what "
+        "would change it. They judge the baseline: a technique whose own run falls behind "
+        "(Venice's rows on ycsb at time scale 3.04, below) shows as a ratio in the hundreds.",
         "",
         'In Python: `flashlane.advise("traces/tpcc-small.mqsim", quick=True)` returns the '
         "same as a dict (`rows`, `placement`, `conditions`, `warnings`, each row's `command`).",
