@@ -251,12 +251,12 @@ def _matrix(ax, figure: Figure) -> None:
     bar.set_label(f"ratio (1 = {figure.baseline or 'no change'})", fontsize=_TICK_PT)
     low, high = math.exp(-reach), math.exp(reach)
     marks: list[float] = []
-    # From 1 outwards, each mark at least a sixth of the scale's reach from the last.
+    # From 1 outwards on each side, each mark at least a sixth of the scale from the last.
     for side in (
         sorted(t for t in _MATRIX_TICKS if t >= 1.0),
         sorted((t for t in _MATRIX_TICKS if t < 1.0), reverse=True),
     ):
-        last = None
+        last = None if side[0] >= 1.0 else 1.0
         for m in side:
             inside = low * 0.999 <= m <= high * 1.001
             if inside and (last is None or abs(math.log(m / last)) >= reach / 3):
