@@ -36,7 +36,7 @@ from typing import Any
 
 from flashlane import _native
 from flashlane.reproduce import combos
-from flashlane.reproduce._core import Point, ReproduceError, get, run_points
+from flashlane.reproduce._core import Point, ReproduceError, get, ratio, run_points
 from flashlane.reproduce._maps import BEHIND_FULL_FRACTION
 
 __all__ = ["advise", "main", "render"]
@@ -154,10 +154,6 @@ def _refusal(point: Point) -> str | None:
     return None
 
 
-def _ratio(ours: float | None, base: float | None) -> float | None:
-    return ours / base if ours is not None and base else None
-
-
 def _reason(combo: tuple[str, ...], base: dict, summary: dict) -> str:
     """The techniques' own statistics, baseline -> this run (combos.STATISTICS)."""
     parts = []
@@ -171,17 +167,17 @@ def _reason(combo: tuple[str, ...], base: dict, summary: dict) -> str:
 
 
 def _row(combo: tuple[str, ...], base: dict, summary: dict, singles: dict) -> dict[str, Any]:
-    def ratio(path: str) -> float | None:
-        return _ratio(get(summary, path), get(base, path))
+    def of(path: str) -> float | None:
+        return ratio(get(summary, path), get(base, path))
 
     row = {
         "combination": combos.combo_label(combo),
         "switches": list(combo),
-        "latency_ratio": ratio("latency_us.all.mean"),
-        "read_latency_ratio": ratio("latency_us.read.mean"),
-        "write_latency_ratio": ratio("latency_us.write.mean"),
-        "p99_ratio": ratio("latency_us.all.p99"),
-        "throughput_ratio": ratio("throughput.iops"),
+        "latency_ratio": of("latency_us.all.mean"),
+        "read_latency_ratio": of("latency_us.read.mean"),
+        "write_latency_ratio": of("latency_us.write.mean"),
+        "p99_ratio": of("latency_us.all.p99"),
+        "throughput_ratio": of("throughput.iops"),
         "reason": _reason(combo, base, summary),
         "interaction": None,
         "warnings": [w["code"] for w in summary.get("warnings", [])],
@@ -253,7 +249,7 @@ def advise(
     by_name = {p.configuration: (p, s) for p, s in zip(runnable, summaries, strict=True)}
     base_point, base = by_name.pop("baseline")
     singles = {
-        name: _ratio(get(s, "latency_us.all.mean"), get(base, "latency_us.all.mean"))
+        name: ratio(get(s, "latency_us.all.mean"), get(base, "latency_us.all.mean"))
         for name, (_, s) in by_name.items()
         if "+" not in name
     }

@@ -29,7 +29,7 @@ from typing import Any
 
 from flashlane import _native
 from flashlane.reproduce import _maps, sos
-from flashlane.reproduce._core import Claim, Figure, Point, Run, get
+from flashlane.reproduce._core import Claim, Figure, Point, Run, get, ratio
 
 PAPER = "combos"
 TITLE = "Combinations: the five papers' techniques alone and together (combined-8x8)"
@@ -263,9 +263,7 @@ class Study:
         return None if s is None else get(s, "latency_us.all.mean")
 
     def ratio(self, condition: str, load: float, combo: Sequence[str]) -> float | None:
-        base = self.latency(condition, load, ())
-        ours = self.latency(condition, load, combo)
-        return ours / base if ours is not None and base else None
+        return ratio(self.latency(condition, load, combo), self.latency(condition, load, ()))
 
     def interaction(self, condition: str, load: float, combo: Sequence[str]) -> float | None:
         singles = [self.ratio(condition, load, (t,)) for t in combo]

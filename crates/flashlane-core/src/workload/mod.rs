@@ -547,6 +547,15 @@ impl AddressSpec {
     /// Check the values; `key` is this pattern's place in the spec, `max_size` the largest
     /// request it must hold. Messages name the key.
     fn validate(&self, key: &str, max_size: u64) -> Result<(), String> {
+        // A piece of the span (a unit, a region) must be whole slots of `align_bytes`.
+        let whole_slots = |name: &str, bytes: u64, align: u64| -> Result<(), String> {
+            if bytes == 0 || !bytes.is_multiple_of(align) {
+                return Err(format!(
+                    "{key}.{name} ({bytes}) must be a positive multiple of {key}.align_bytes ({align})"
+                ));
+            }
+            Ok(())
+        };
         let span_and_align = |span: u64, align: u64| -> Result<(), String> {
             if span > MAX_SPAN_BYTES {
                 return Err(format!(
@@ -639,11 +648,7 @@ impl AddressSpec {
                 hot_fraction_of_accesses,
             } => {
                 span_and_align(*span_bytes, *align_bytes)?;
-                if *unit_bytes == 0 || unit_bytes % align_bytes != 0 {
-                    return Err(format!(
-                        "{key}.unit_bytes ({unit_bytes}) must be a positive multiple of {key}.align_bytes ({align_bytes})"
-                    ));
-                }
+                whole_slots("unit_bytes", *unit_bytes, *align_bytes)?;
                 if *units < 2 || *hot_units == 0 || hot_units >= units {
                     return Err(format!(
                         "{key}: need 0 < hot_units < units and units >= 2 (got hot_units {hot_units}, units {units})"
@@ -683,11 +688,7 @@ impl AddressSpec {
                 burst_requests,
             } => {
                 span_and_align(*span_bytes, *align_bytes)?;
-                if *region_bytes == 0 || region_bytes % align_bytes != 0 {
-                    return Err(format!(
-                        "{key}.region_bytes ({region_bytes}) must be a positive multiple of {key}.align_bytes ({align_bytes})"
-                    ));
-                }
+                whole_slots("region_bytes", *region_bytes, *align_bytes)?;
                 if region_bytes > span_bytes {
                     return Err(format!(
                         "{key}.span_bytes ({span_bytes}) must hold at least one region of {key}.region_bytes ({region_bytes})"
