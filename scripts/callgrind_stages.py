@@ -21,11 +21,11 @@ RULES = [
             "trace/",
             "run/input",
             "run/spill",
-            "run/pacing",
+            "replay/",
             "::trace::",
             "::run::input",
             "::run::spill",
-            "::run::pacing",
+            "::replay::",
         ],
     ),
     (

@@ -14,11 +14,13 @@ pub mod geometry;
 pub mod host;
 pub mod interconnect;
 mod registry;
+pub mod replay;
 pub mod run;
 pub mod sim;
 pub mod stats;
 pub mod timing;
 pub mod trace;
+pub mod transaction;
 pub mod workload;
 
 pub use error::Error;

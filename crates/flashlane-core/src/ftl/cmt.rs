@@ -31,8 +31,8 @@ use serde::{Deserialize, Serialize};
 use std::hash::{BuildHasherDefault, Hasher};
 
 use super::slot_index::{prefetch, SlotIndex};
-use crate::device::Transaction;
 use crate::geometry::{Geometry, StaticMap};
+use crate::transaction::Transaction;
 
 /// Bytes a translation-page read moves over the channel (one sector, as MQSim).
 pub const MAPPING_READ_BYTES: u32 = 512;
@@ -461,8 +461,8 @@ pub fn entry_sizes(geometry: &Geometry) -> (u32, u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::device::{TxnKind, NO_REQUEST};
     use crate::geometry::Level;
+    use crate::transaction::{TxnKind, NO_REQUEST};
 
     fn mqsim_geometry() -> Geometry {
         Geometry {
@@ -516,7 +516,7 @@ mod tests {
             bytes: 0,
             program_ns: 0,
             enqueued_ns: 0,
-            lpn: crate::device::NO_LPN,
+            lpn: crate::transaction::NO_LPN,
             ppn: 0,
             from_chip: 0,
         };

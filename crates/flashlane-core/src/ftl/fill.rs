@@ -24,8 +24,8 @@
 //! table access), or when a plane's stream overflows it (the error then comes from the write
 //! that does not fit, as before).
 
+use super::footprint::Footprint;
 use super::plane::INVALID;
-use super::precondition::Footprint;
 use super::Ftl;
 use crate::geometry::StaticMap;
 

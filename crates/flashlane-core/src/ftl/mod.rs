@@ -8,6 +8,7 @@ mod aging;
 pub mod cmt;
 mod config;
 mod fill;
+mod footprint;
 mod mapping;
 pub mod partial_pages;
 mod plane;
@@ -22,12 +23,12 @@ use crate::geometry::{Geometry, StaticMap};
 use crate::Error;
 
 pub use config::{AllocationConfig, FtlConfig, GcBlockRelease, GcPageMove, GcTrigger};
+pub use footprint::Footprint;
 pub use mapping::{ChunkedTable, PageMap};
 pub use partial_pages::{PartialPageWrites, PartialPages};
 pub use plane::{BlockState, Plane, INVALID};
 pub use precondition::{
-    precondition, Footprint, FootprintRequests, PreconditionConfig, PreconditionReport,
-    SnapshotReport,
+    precondition, FootprintRequests, PreconditionConfig, PreconditionReport, SnapshotReport,
 };
 pub use variation::{
     BlockChoice, SpeedClass, Variation, VariationConfig, VariationCounters, VariationStats,

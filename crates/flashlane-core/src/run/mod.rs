@@ -3,7 +3,6 @@
 mod drive;
 mod input;
 mod memory;
-mod pacing;
 mod precondition_cache;
 mod spill;
 
@@ -22,10 +21,10 @@ use crate::stats::{
 use crate::trace::{Op, TraceFormat};
 use crate::Error;
 
+pub use crate::replay::{AddressPolicy, Arrival, Pacing, Replay, SourceReport};
 pub use drive::{DriveInputs, VariationInputs};
-pub use input::{AddressPolicy, Arrival, Inputs, Replay, SourceReport, TraceInput};
+pub use input::{Inputs, TraceInput};
 pub use memory::{check_parallel_memory, upfront_memory, MemoryEstimate, MAX_UPFRONT_BYTES};
-pub use pacing::Pacing;
 pub use precondition_cache::{
     remove_snapshot_temporaries, FORMAT_VERSION as SNAPSHOT_FORMAT_VERSION,
 };

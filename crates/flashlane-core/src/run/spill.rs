@@ -17,7 +17,7 @@ use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::Arrival;
+use crate::replay::Arrival;
 use crate::trace::{Op, TraceError, TraceRecord};
 
 /// Largest temporary copy kept (bytes, about 130 M arrivals); a longer run reads its traces

@@ -4,7 +4,7 @@
 
 use super::{Event, Request, Simulation};
 use crate::host::{page_span, HostRequest, HostScheduler};
-use crate::run::Arrival;
+use crate::replay::Arrival;
 use crate::stats::{Models, RequestMarks};
 use crate::trace::Op;
 use crate::Error;

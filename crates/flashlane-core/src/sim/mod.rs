@@ -21,7 +21,7 @@ use crate::host::{
     RequestId,
 };
 use crate::interconnect::{AnyInterconnect, Grant};
-use crate::run::{Arrival, Pacing, Replay};
+use crate::replay::{Arrival, Pacing, Replay};
 use crate::stats::{Models, RequestMarks, RunEnd, SimRecorder, SimResults};
 use crate::Error;
 

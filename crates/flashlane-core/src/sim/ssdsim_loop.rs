@@ -30,7 +30,7 @@ use crate::device::{
 use crate::ftl::partial_pages::SECTOR_BYTES;
 use crate::host::{HandoverAt, HostScheduler};
 use crate::interconnect::{transfer_ns, AnyInterconnect};
-use crate::run::Arrival;
+use crate::replay::Arrival;
 use crate::Error;
 
 /// State of the rules above; inert (`active` false) unless one of them is on.

@@ -34,7 +34,7 @@ use crate::config::Config;
 use crate::ftl::PreconditionReport;
 use crate::host::HostSchedulerReport;
 use crate::interconnect::InterconnectReport;
-use crate::run::{AddressPolicy, Replay, SourceReport};
+use crate::replay::{AddressPolicy, Replay, SourceReport};
 
 /// Version of the JSON summary layout; bumped on any incompatible change.
 pub const SCHEMA_VERSION: u32 = 1;

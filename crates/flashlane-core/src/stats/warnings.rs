@@ -6,7 +6,7 @@
 use serde::Serialize;
 
 use super::RunShape;
-use crate::run::{Replay, SourceReport};
+use crate::replay::{Replay, SourceReport};
 use crate::trace::ReaderNotes;
 
 /// One warning: a stable `code`, how many records or requests it concerns (`count`; 1 for a

@@ -15,6 +15,7 @@
 mod conditions;
 mod export;
 mod generator;
+mod profile;
 mod profiles;
 mod sos_profiles;
 mod zipf;
@@ -30,7 +31,8 @@ pub use conditions::{
 };
 pub use export::{write_trace, ExportError, OutputFormat};
 pub use generator::SyntheticReader;
-pub use profiles::{profile, profiles, Profile, Published};
+pub use profile::{Profile, Published};
+pub use profiles::{profile, profiles};
 pub use sos_profiles::{
     FINANCIAL1_HEAD_REWRITE_BUCKETS, FINANCIAL1_HEAD_REWRITE_PAGE_BYTES, FINANCIAL1_HEAD_SIZES,
     FINANCIAL1_HEAD_WRITES, SOS_BENCHMARK_QUEUE_DEPTH_REQUESTS,

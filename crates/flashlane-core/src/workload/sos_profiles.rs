@@ -9,7 +9,7 @@
 //! how their documented tests touch their files, Financial2's from the rewrite distances
 //! measured on the shipped head of Financial1, a trace of the same collection.
 
-use super::profiles::{Profile, Published};
+use super::profile::{Profile, Published};
 use super::{AddressSpec, ArrivalSpec, RewriteSpec, SizeSpec, SyntheticSpec};
 
 /// Requests each stand-in generates by default (the paper gives no counts).

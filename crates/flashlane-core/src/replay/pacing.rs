@@ -105,12 +105,12 @@ impl Replay {
     pub fn validate(&self) -> Result<(), Error> {
         match *self {
             Replay::OpenLoop { time_scale }
-                if !(time_scale > 0.0 && time_scale <= super::input::MAX_TIME_SCALE) =>
+                if !(time_scale > 0.0 && time_scale <= super::MAX_TIME_SCALE) =>
             {
                 Err(Error::Config(format!(
                     "--time-scale {time_scale}: must be a positive number of at most {} \
                      (arrival times stay below 2^60 ns)",
-                    super::input::MAX_TIME_SCALE
+                    super::MAX_TIME_SCALE
                 )))
             }
             Replay::ClosedLoop { outstanding: 0 } => Err(Error::Config(
