@@ -3,11 +3,37 @@
 //! hand-over rules).
 
 use super::{Event, Request, Simulation};
+use crate::host::QueueBound;
 use crate::host::{page_span, HostRequest, HostScheduler};
 use crate::replay::Arrival;
-use crate::stats::{Models, RequestMarks};
+use crate::replay::Pacing;
+use crate::stats::Models;
 use crate::trace::Op;
 use crate::Error;
+
+/// The admission stage's state: the look-ahead record, the host queue's bound and timers.
+pub(super) struct Admission {
+    /// `host.queue_length_requests`, and whether it also bounds outstanding requests
+    /// (SSDsim's request queue).
+    pub(super) host_queue: QueueBound,
+    /// The next record of the input, read ahead.
+    pub(super) lookahead: Option<Arrival>,
+    /// Open loop: when the look-ahead arrives.
+    pub(super) next_arrival_ns: Option<u64>,
+    /// The look-ahead's arrival time has come (it waits only for host-queue room).
+    pub(super) lookahead_arrived: bool,
+    /// Where the look-ahead write's page currently is (plane, block, page in block), when it
+    /// overwrites one: a prefetch hint for its admission.
+    pub(super) lookahead_overwrites: Option<(u32, u32, u32)>,
+    /// The replay mode's rules: records read, their arrival times, `max_requests`.
+    pub(super) pacing: Pacing,
+    /// Sequence number of the next request admitted.
+    pub(super) next_seq: u64,
+    /// When the host scheduler asked to be woken.
+    pub(super) host_wake_at: Option<u64>,
+    /// A request completed: offer the device's free slot to the host scheduler.
+    pub(super) dispatch_pending: bool,
+}
 
 impl Simulation {
     /// Read the next record into the look-ahead. Open loop: schedule its arrival at its trace
@@ -17,9 +43,9 @@ impl Simulation {
         &mut self,
         next_record: &mut dyn FnMut() -> Result<Option<Arrival>, Error>,
     ) -> Result<(), Error> {
-        self.lookahead = None;
-        self.lookahead_arrived = false;
-        let Some(arrival) = self.pacing.next(next_record)? else {
+        self.admission.lookahead = None;
+        self.admission.lookahead_arrived = false;
+        let Some(arrival) = self.admission.pacing.next(next_record)? else {
             self.note_input_end();
             return Ok(());
         };
@@ -27,38 +53,38 @@ impl Simulation {
         // (usually under way already: it was the previous record's hint). A write also
         // updates the block holding the page's current data: its map entry (prefetched a
         // request ago) gives the block, whose metadata is loaded next.
-        let page = self.geometry.page_bytes as u64;
+        let page = self.drive.geometry.page_bytes as u64;
         let lpn = arrival.record.offset_bytes / page;
         self.ftl.prefetch(lpn);
-        if let Some(cmt) = &self.cmt {
+        if let Some(cmt) = &self.dispatch.cmt {
             cmt.cache.prefetch(lpn);
         }
-        self.lookahead_overwrites = match arrival.record.op {
+        self.admission.lookahead_overwrites = match arrival.record.op {
             Op::Write => self.ftl.prefetch_overwritten(lpn),
             Op::Read => None,
         };
         // The record after it: its mapping entry, a whole request ahead.
         if let Some(offset) = arrival.next_offset_hint {
             self.ftl.prefetch(offset / page);
-            if let Some(cmt) = &self.cmt {
+            if let Some(cmt) = &self.dispatch.cmt {
                 cmt.cache.prefetch(offset / page);
             }
         }
         // Open loop: the input pipeline rebases and scales time. A record read late (the host
         // queue was full) keeps its trace time as its arrival: the time it waited to enter the
         // host queue is part of its latency.
-        match self.pacing.arrival_ns(&arrival) {
-            Some(at) => self.next_arrival_ns = Some(at.max(self.events.now_ns())),
-            None => self.lookahead_arrived = true,
+        match self.admission.pacing.arrival_ns(&arrival) {
+            Some(at) => self.admission.next_arrival_ns = Some(at.max(self.events.now_ns())),
+            None => self.admission.lookahead_arrived = true,
         }
-        self.lookahead = Some(arrival);
+        self.admission.lookahead = Some(arrival);
         Ok(())
     }
 
     /// Remember when the input ended and how many requests were then in the system (once).
     pub(super) fn note_input_end(&mut self) {
         self.recorder
-            .input_ended(self.events.now_ns(), self.live_requests);
+            .input_ended(self.events.now_ns(), self.inflight.live_requests);
     }
 
     pub(super) fn on_arrival(
@@ -66,19 +92,19 @@ impl Simulation {
         now: u64,
         next_record: &mut dyn FnMut() -> Result<Option<Arrival>, Error>,
     ) -> Result<(), Error> {
-        if self.ssdsim_loop.deferred_admission {
+        if self.platform.ssdsim_loop.deferred_admission {
             return self.ssdsim_arrival(now, next_record);
         }
-        if self.recorder.window_opens_at(self.next_seq) {
+        if self.recorder.window_opens_at(self.admission.next_seq) {
             self.open_window(now);
         }
-        self.lookahead_arrived = true;
-        if self.rules.at_next_event {
+        self.admission.lookahead_arrived = true;
+        if self.platform.rules.at_next_event {
             // Into SSDsim's request queue now; handed over in a pass once every arrival of
             // this instant is in.
             self.admit_arrived(now, next_record)?;
-            if self.rules.pass_queued_at != Some(now) {
-                self.rules.pass_queued_at = Some(now);
+            if self.platform.rules.pass_queued_at != Some(now) {
+                self.platform.rules.pass_queued_at = Some(now);
                 self.events.schedule(now, Event::HandoverPass);
             }
             return Ok(());
@@ -92,7 +118,7 @@ impl Simulation {
         now: u64,
         next_record: &mut dyn FnMut() -> Result<Option<Arrival>, Error>,
     ) -> Result<(), Error> {
-        while self.lookahead_arrived && self.has_room() {
+        while self.admission.lookahead_arrived && self.has_room() {
             self.admit(now)?;
             self.fetch_next(next_record)?;
         }
@@ -102,37 +128,40 @@ impl Simulation {
     /// May the arrived look-ahead enter the host queue now?
     pub(super) fn has_room(&self) -> bool {
         let host_room = self
+            .admission
             .host_queue
-            .has_room(self.host.len(), self.outstanding_requests);
-        self.pacing.admits(host_room, self.live_requests)
+            .has_room(self.host.len(), self.inflight.outstanding_requests);
+        self.admission
+            .pacing
+            .admits(host_room, self.inflight.live_requests)
     }
 
     pub(super) fn open_window(&mut self, now: u64) {
         let models = Models {
             ftl: &self.ftl,
-            cmt: self.cmt.as_ref().map(|c| &c.cache),
-            buffer: self.buffer.as_ref().map(|b| &b.buffer),
+            cmt: self.dispatch.cmt.as_ref().map(|c| &c.cache),
+            buffer: self.dispatch.buffer.as_ref().map(|b| &b.buffer),
         };
         self.recorder.open_window(now, models);
     }
 
     /// Turn the look-ahead record into a request in the host queue.
     pub(super) fn admit(&mut self, now: u64) -> Result<(), Error> {
-        let Some(Arrival { record, source, .. }) = self.lookahead.take() else {
+        let Some(Arrival { record, source, .. }) = self.admission.lookahead.take() else {
             return Ok(());
         };
-        self.lookahead_arrived = false;
+        self.admission.lookahead_arrived = false;
         // Paced replay: the request arrives now, and the measured window may open with it.
-        if self.pacing.paced() && self.recorder.window_opens_at(self.next_seq) {
+        if self.admission.pacing.paced() && self.recorder.window_opens_at(self.admission.next_seq) {
             self.open_window(now);
         }
-        let arrival_ns = self.pacing.admitted_arrival_ns(now);
-        let page = self.geometry.page_bytes as u64;
+        let arrival_ns = self.admission.pacing.admitted_arrival_ns(now);
+        let page = self.drive.geometry.page_bytes as u64;
         let (first_lpn, pages) = page_span(record.offset_bytes, record.size_bytes, page);
         if first_lpn + pages > self.ftl.logical_pages() {
             return Err(Error::Workload(format!(
                 "trace record {} ({:?} of {} bytes at byte offset {}) reaches past the simulated capacity of {} bytes",
-                self.next_seq + 1,
+                self.admission.next_seq + 1,
                 record.op,
                 record.size_bytes,
                 record.offset_bytes,
@@ -140,45 +169,28 @@ impl Simulation {
             )));
         }
         let pages = u32::try_from(pages).map_err(|_| {
-            Error::Workload(format!("trace record {} is too large", self.next_seq + 1))
+            Error::Workload(format!(
+                "trace record {} is too large",
+                self.admission.next_seq + 1
+            ))
         })?;
-        if let Some(page) = self.lookahead_overwrites.take() {
+        if let Some(page) = self.admission.lookahead_overwrites.take() {
             // Its old block's metadata was prefetched when it was read; the reverse-map entry
             // the overwrite invalidates is next.
             self.ftl.prefetch_reverse_entry(page);
         }
-        let chips = self.static_map.chips_of_range(first_lpn, pages as u64);
-        let id = match self.free_requests.pop() {
-            Some(id) => id,
-            None => {
-                self.requests.push(Request {
-                    host: HostRequest {
-                        id: 0,
-                        seq: 0,
-                        arrival_ns: 0,
-                        op: Op::Read,
-                        offset_bytes: 0,
-                        size_bytes: 0,
-                        first_lpn: 0,
-                        pages: 0,
-                        stream: 0,
-                        chips,
-                    },
-                    remaining_pages: 0,
-                    slot: 0,
-                    live: false,
-                    marks: RequestMarks::default(),
-                });
-                (self.requests.len() - 1) as u32
-            }
-        };
-        let seq = self.next_seq;
-        self.next_seq += 1;
+        let chips = self
+            .drive
+            .static_map
+            .chips_of_range(first_lpn, pages as u64);
+        let id = self.inflight.free_request_id(chips);
+        let seq = self.admission.next_seq;
+        self.admission.next_seq += 1;
         let host = HostRequest::new(id, seq, arrival_ns, &record, (first_lpn, pages), chips);
         // PIQ's conflict: the chip set meets that of a request outstanding or waiting ahead.
-        let conflict = self.chip_load.admitted(chips);
-        self.live_requests += 1;
-        if let Some(link) = &mut self.link {
+        let conflict = self.inflight.chip_load.admitted(chips);
+        self.inflight.live_requests += 1;
+        if let Some(link) = &mut self.platform.link {
             // The host rings the submission doorbell for the new entry.
             link.doorbell(now);
         }
@@ -188,7 +200,7 @@ impl Simulation {
             self.recorder
                 .request_admitted(seq, source, record.op, conflict, self.host.len());
         self.host_queue_changed(now);
-        self.requests[id as usize] = Request {
+        self.inflight.requests[id as usize] = Request {
             host,
             remaining_pages: pages,
             slot: 0,
@@ -207,52 +219,51 @@ impl Simulation {
     ) -> Result<(), Error> {
         // SSDsim hands over in passes: whether this one may, decided once at its start (its
         // distribution creates sub-requests; channels turn busy only after the pass).
-        if self.rules.at_next_event && self.dies_working == 0 {
-            self.rules.pass_open_at = Some(now);
+        if self.platform.rules.at_next_event && self.dies.dies_working == 0 {
+            self.platform.rules.pass_open_at = Some(now);
         }
-        let pass_allowed = !self.rules.transfer_events || self.pass_allowed(now);
+        let pass_allowed = !self.platform.rules.transfer_events || self.pass_allowed(now);
         loop {
             // Under `second_device_event` records enter at the end of an instant.
-            if !self.ssdsim_loop.deferred_admission {
+            if !self.platform.ssdsim_loop.deferred_admission {
                 self.admit_arrived(now, next_record)?;
             }
-            if self.outstanding_slots >= self.device_queue_depth || self.host.is_empty() {
+            if self.inflight.device_full() || self.host.is_empty() {
                 break;
             }
             if !pass_allowed
-                || (self.rules.one_per_pass && self.rules.last_handover_ns == Some(now))
+                || (self.platform.rules.one_per_pass
+                    && self.platform.rules.last_handover_ns == Some(now))
             {
                 break;
             }
-            self.pop_buffer.clear();
+            self.dispatch.pop_buffer.clear();
             let view = host_view!(self, now);
-            self.host.pop(&view, &mut self.pop_buffer);
-            if self.pop_buffer.is_empty() {
+            self.host.pop(&view, &mut self.dispatch.pop_buffer);
+            if self.dispatch.pop_buffer.is_empty() {
                 break;
             }
             if self.recorder.logs_dispatches() {
                 self.log_command(now);
             }
-            let slot = match self.free_slots.pop() {
-                Some(s) => s,
-                None => {
-                    self.slot_members.push(0);
-                    (self.slot_members.len() - 1) as u32
-                }
-            };
-            self.slot_members[slot as usize] = self.pop_buffer.len() as u32;
-            self.outstanding_slots += 1;
-            for i in 0..self.pop_buffer.len() {
-                let id = self.pop_buffer[i];
+            let slot = self
+                .inflight
+                .take_slot(self.dispatch.pop_buffer.len() as u32);
+            for i in 0..self.dispatch.pop_buffer.len() {
+                let id = self.dispatch.pop_buffer[i];
                 self.dispatch_request(now, id, slot)?;
             }
-            self.rules.last_handover_ns = Some(now);
+            self.platform.rules.last_handover_ns = Some(now);
             self.host_queue_changed(now);
         }
         if let Some(wake) = self.host.wake_at_ns() {
             let wake = wake.max(now + 1);
-            if self.host_wake_at.is_none_or(|pending| wake < pending) {
-                self.host_wake_at = Some(wake);
+            if self
+                .admission
+                .host_wake_at
+                .is_none_or(|pending| wake < pending)
+            {
+                self.admission.host_wake_at = Some(wake);
                 self.events.schedule(wake, Event::HostWake);
             }
         }
@@ -263,10 +274,11 @@ impl Simulation {
     #[cold]
     #[inline(never)]
     fn log_command(&mut self, now: u64) {
-        let requests = &self.requests;
+        let requests = &self.inflight.requests;
         self.recorder.command_dispatched(
             now,
-            self.pop_buffer
+            self.dispatch
+                .pop_buffer
                 .iter()
                 .map(|&id| &requests[id as usize].host),
         );
@@ -275,13 +287,14 @@ impl Simulation {
     /// SSDsim's hand-over rules: may waiting requests go to the device in a pass now?
     /// (`one_per_pass` is checked per request: one pass per distinct time.)
     pub(super) fn pass_allowed(&self, now: u64) -> bool {
-        let r = &self.rules;
+        let r = &self.platform.rules;
         // SSDsim tests its channels' *state* when its clock reaches the event, before it
         // starts new work at that instant: a channel whose transfer ends now is idle, even if
         // another transfer waits for it. So only a transfer begun before now and still running
         // makes a channel busy.
         if r.needs_idle_channels
             && self
+                .dies
                 .transfer_spans
                 .iter()
                 .any(|&(start, end)| start < now && now < end)
@@ -297,8 +310,9 @@ impl Simulation {
     #[inline]
     pub(super) fn host_queue_changed(&mut self, now: u64) {
         let len = self
+            .admission
             .host_queue
-            .occupancy(self.host.len(), self.outstanding_requests);
+            .occupancy(self.host.len(), self.inflight.outstanding_requests);
         self.recorder.host_queue_length(now, len as u64);
     }
 }

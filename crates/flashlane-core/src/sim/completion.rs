@@ -10,18 +10,18 @@ use crate::Error;
 impl Simulation {
     /// Pages of a request finished in the DRAM write buffer.
     pub(super) fn on_buffer_done(&mut self, now: u64, id: RequestId, pages: u32) {
-        let request = &mut self.requests[id as usize];
+        let request = &mut self.inflight.requests[id as usize];
         request.remaining_pages -= pages;
         if request.remaining_pages == 0 {
             self.complete(now, id);
-            self.dispatch_pending = true;
+            self.admission.dispatch_pending = true;
         }
     }
 
     /// Complete the host page of every write the device scheduler cancelled (superseded while
     /// queued: the newer write carries the data, so this page's part of its request is done).
     pub(super) fn finish_cancelled(&mut self, now: u64) {
-        while let Some(txn) = self.cancelled.pop() {
+        while let Some(txn) = self.dispatch.cancelled.pop() {
             self.queue_changed(now, txn.chip);
             self.recorder.write_hit(now);
             if txn.request == NO_REQUEST {
@@ -29,11 +29,11 @@ impl Simulation {
                 self.on_flush_done(now, txn.lpn);
                 continue;
             }
-            let request = &mut self.requests[txn.request as usize];
+            let request = &mut self.inflight.requests[txn.request as usize];
             request.remaining_pages -= 1;
             if request.remaining_pages == 0 {
                 self.complete(now, txn.request);
-                self.dispatch_pending = true;
+                self.admission.dispatch_pending = true;
             }
         }
     }
@@ -42,15 +42,15 @@ impl Simulation {
     #[inline]
     pub(super) fn page_done(&mut self, now: u64, txn: Transaction) -> Result<(), Error> {
         if let Some(id) = txn.host_request() {
-            if self.rules.ack_at_transfer && txn.kind == TxnKind::Program {
+            if self.platform.rules.ack_at_transfer && txn.kind == TxnKind::Program {
                 // Counted when its data transfer ended (`on_transfer_end`).
                 return Ok(());
             }
-            let request = &mut self.requests[id as usize];
+            let request = &mut self.inflight.requests[id as usize];
             request.remaining_pages -= 1;
             if request.remaining_pages == 0 {
                 self.complete(now, id);
-                self.dispatch_pending = true;
+                self.admission.dispatch_pending = true;
             }
         } else if matches!(txn.kind, TxnKind::MappingRead | TxnKind::MappingProgram) {
             self.on_mapping_done(now, txn);
@@ -73,11 +73,11 @@ impl Simulation {
             return;
         }
         if let Some(id) = txn.host_request() {
-            let request = &mut self.requests[id as usize];
+            let request = &mut self.inflight.requests[id as usize];
             request.remaining_pages -= 1;
             if request.remaining_pages == 0 {
                 self.complete(now, id);
-                self.dispatch_pending = true;
+                self.admission.dispatch_pending = true;
             }
         }
     }
@@ -85,15 +85,10 @@ impl Simulation {
     /// The last page of request `id` is done: its place in the device queue is free, and the
     /// host learns of its completion now, or once it has crossed the host link.
     pub(super) fn complete(&mut self, now: u64, id: RequestId) {
-        let slot = self.requests[id as usize].slot;
-        let members = &mut self.slot_members[slot as usize];
-        *members -= 1;
-        if *members == 0 {
-            self.outstanding_slots -= 1;
-            self.free_slots.push(slot);
-        }
-        if let Some(link) = &mut self.link {
-            let host = &self.requests[id as usize].host;
+        let slot = self.inflight.requests[id as usize].slot;
+        self.inflight.slot_member_done(slot);
+        if let Some(link) = &mut self.platform.link {
+            let host = &self.inflight.requests[id as usize].host;
             let at = link.complete(now, host.op, host.size_bytes);
             self.events
                 .schedule(at, Event::HostCompletion { request: id });
@@ -104,10 +99,10 @@ impl Simulation {
 
     /// The host learns that request `id` completed.
     pub(super) fn complete_for_host(&mut self, now: u64, id: RequestId) {
-        let request = self.requests[id as usize];
+        let request = self.inflight.requests[id as usize];
         debug_assert!(request.live);
-        self.requests[id as usize].live = false;
-        self.live_requests -= 1;
+        self.inflight.requests[id as usize].live = false;
+        self.inflight.live_requests -= 1;
         let host = request.host;
         self.recorder.request_completed(
             now,
@@ -116,22 +111,22 @@ impl Simulation {
             host.arrival_ns,
             host.size_bytes,
         );
-        self.chip_load.completed(host.chips);
-        self.outstanding_requests -= 1;
+        self.inflight.chip_load.completed(host.chips);
+        self.inflight.outstanding_requests -= 1;
         if let Some(r) = &mut self.regions {
             r.completed(host.offset_bytes);
         }
-        if self.host_queue.includes_outstanding() {
+        if self.admission.host_queue.includes_outstanding() {
             self.host_queue_changed(now);
         }
-        if let Some(link) = &mut self.link {
+        if let Some(link) = &mut self.platform.link {
             // The host takes the completion entry and rings the completion doorbell; a
             // request waiting for room in the host queue may now enter.
             link.doorbell(now);
-            self.dispatch_pending = true;
+            self.admission.dispatch_pending = true;
         }
         let view = host_view!(self, now);
         self.host.complete(&host, &view);
-        self.free_requests.push(id);
+        self.inflight.free_requests.push(id);
     }
 }

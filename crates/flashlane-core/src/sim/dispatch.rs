@@ -2,7 +2,11 @@
 //! and places them (with garbage collection, the cached mapping table, the write buffer and
 //! read-modify-write), and the page operations enter the device scheduler's queues.
 
-use super::{Event, GcVictim, MoveTarget, Simulation, UpdateRead};
+use std::collections::VecDeque;
+
+use super::{
+    BufferedWrites, CachedTranslation, Event, GcVictim, MoveTarget, Simulation, UpdateRead,
+};
 use crate::device::{DeviceScheduler, Transaction, TxnKind, NO_LPN, NO_REQUEST};
 use crate::ftl::cmt::{Access, MappingOp, MAPPING_READ_BYTES};
 use crate::ftl::partial_pages::SECTOR_BYTES;
@@ -10,6 +14,23 @@ use crate::ftl::{GcOp, PhysicalTarget};
 use crate::host::RequestId;
 use crate::trace::Op;
 use crate::Error;
+
+/// The dispatch stage's state: its scratch lists (kept for their capacity) and the optional
+/// models between the HIL and the device queues.
+pub(super) struct Dispatch {
+    pub(super) pop_buffer: Vec<RequestId>,
+    pub(super) gc_buffer: Vec<GcOp>,
+    /// Host write pages waiting for their plane's free pool, per plane: (request, logical
+    /// page, bytes). Only under `ftl.gc_block_release = "erase_done"` (else empty).
+    pub(super) stalled_writes: Vec<VecDeque<(RequestId, u32, u32)>>,
+    pub(super) touched_chips: Vec<u32>,
+    /// Writes the device scheduler cancelled (SOS write hits), to complete.
+    pub(super) cancelled: Vec<Transaction>,
+    /// Cached mapping table, when `ftl.mapping_cache_bytes` > 0.
+    pub(super) cmt: Option<CachedTranslation>,
+    /// DRAM write buffer, when `device.write_buffer_bytes` > 0.
+    pub(super) buffer: Option<BufferedWrites>,
+}
 
 impl Simulation {
     /// HIL + FTL: split the request into page operations and queue them on their chips.
@@ -19,7 +40,7 @@ impl Simulation {
         id: RequestId,
         slot: u32,
     ) -> Result<(), Error> {
-        let request = &mut self.requests[id as usize];
+        let request = &mut self.inflight.requests[id as usize];
         debug_assert!(
             request.live,
             "host scheduler dispatched a request that is not waiting"
@@ -27,12 +48,12 @@ impl Simulation {
         self.recorder.request_dispatched(now, &mut request.marks);
         request.slot = slot;
         let host = request.host;
-        self.outstanding_requests += 1;
-        self.chip_load.dispatched(host.chips);
+        self.inflight.outstanding_requests += 1;
+        self.inflight.chip_load.dispatched(host.chips);
         if let Some(r) = &mut self.regions {
             r.dispatched(id, host.offset_bytes);
         }
-        if let Some(link) = &mut self.link {
+        if let Some(link) = &mut self.platform.link {
             // The command (and a write's data) must cross the host link first.
             let at = link.fetch(now, host.op, host.size_bytes);
             self.events
@@ -44,40 +65,42 @@ impl Simulation {
 
     /// The device holds request `id`'s command: split it into page operations and queue them.
     pub(super) fn split_request(&mut self, now: u64, id: RequestId) -> Result<(), Error> {
-        if self.buffer.is_some() {
+        if self.dispatch.buffer.is_some() {
             return self.dispatch_buffered(now, id);
         }
-        let host = self.requests[id as usize].host;
-        let page = self.geometry.page_bytes as u64;
+        let host = self.inflight.requests[id as usize].host;
+        let page = self.drive.geometry.page_bytes as u64;
         let end = host.offset_bytes + host.size_bytes;
-        self.touched_chips.clear();
+        self.dispatch.touched_chips.clear();
         for i in 0..host.pages as u64 {
             let lpn = host.first_lpn + i;
             let page_start = lpn * page;
             let bytes = (end.min(page_start + page) - host.offset_bytes.max(page_start)) as u32;
             match host.op {
                 Op::Read => {
-                    let (target, allocated) = self.ftl.read_host(lpn, &mut self.gc_buffer)?;
-                    if allocated && self.partial.is_some() {
+                    let (target, allocated) =
+                        self.ftl.read_host(lpn, &mut self.dispatch.gc_buffer)?;
+                    if allocated && self.platform.partial.is_some() {
                         self.allocated_by_read(lpn, host.offset_bytes, end);
                     }
                     let txn = self.host_page_txn(TxnKind::Read, id, lpn as u32, bytes, target, now);
                     self.enqueue_translated(lpn, allocated, txn);
-                    self.touched_chips.push(target.chip);
+                    self.dispatch.touched_chips.push(target.chip);
                     self.enqueue_gc_ops(now);
                 }
                 Op::Write => {
                     if let Some(plane) = self.ftl.write_stall_plane(lpn) {
                         // Its plane's pool is too low: the page waits for an erase there.
-                        self.stalled_writes[plane as usize].push_back((id, lpn as u32, bytes));
+                        self.dispatch.stalled_writes[plane as usize]
+                            .push_back((id, lpn as u32, bytes));
                         continue;
                     }
                     self.place_write_page(now, id, lpn, bytes)?;
                 }
             }
         }
-        for i in 0..self.touched_chips.len() {
-            let chip = self.touched_chips[i];
+        for i in 0..self.dispatch.touched_chips.len() {
+            let chip = self.dispatch.touched_chips[i];
             self.try_issue(now, chip);
         }
         Ok(())
@@ -93,39 +116,39 @@ impl Simulation {
         lpn: u64,
         bytes: u32,
     ) -> Result<(), Error> {
-        let rmw = if self.partial.is_some() {
-            let host = &self.requests[id as usize].host;
+        let rmw = if self.platform.partial.is_some() {
+            let host = &self.inflight.requests[id as usize].host;
             let (offset, end) = (host.offset_bytes, host.offset_bytes + host.size_bytes);
             self.read_modify_write_source(lpn, offset, end)
         } else {
             None
         };
-        self.gc_buffer.clear();
+        self.dispatch.gc_buffer.clear();
         let target = self.ftl.write_with_claims(
             lpn,
             self.device.queued_per_chip(),
-            &self.chip_load.claims,
-            &mut self.gc_buffer,
+            &self.inflight.chip_load.claims,
+            &mut self.dispatch.gc_buffer,
         )?;
         match rmw {
             None => {
                 let txn = self.host_page_txn(TxnKind::Program, id, lpn as u32, bytes, target, now);
                 self.enqueue_translated(lpn, true, txn);
-                self.touched_chips.push(target.chip);
+                self.dispatch.touched_chips.push(target.chip);
             }
-            Some((source, bytes_read, _)) if self.update_read_rule => {
+            Some((source, bytes_read, _)) if self.platform.update_read_rule => {
                 // MQSim: the program carries the host's sectors and waits in the queue.
                 let program =
                     self.host_page_txn(TxnKind::Program, id, lpn as u32, bytes, target, now);
                 self.start_update_read(now, lpn, source, bytes_read, program);
-                self.touched_chips.push(target.chip);
-                self.touched_chips.push(source.chip);
+                self.dispatch.touched_chips.push(target.chip);
+                self.dispatch.touched_chips.push(source.chip);
             }
             Some((source, bytes_read, merged)) => {
                 let program =
                     self.host_page_txn(TxnKind::Program, id, lpn as u32, merged, target, now);
                 self.start_read_modify_write(now, lpn, source, bytes_read, program);
-                self.touched_chips.push(source.chip);
+                self.dispatch.touched_chips.push(source.chip);
             }
         }
         self.enqueue_gc_ops(now);
@@ -136,7 +159,7 @@ impl Simulation {
     /// asked for (MQSim's `online_create_entry_for_reads` records the read's sector bitmap).
     #[inline(never)]
     fn allocated_by_read(&mut self, lpn: u64, offset: u64, end: u64) {
-        if let Some(partial) = &mut self.partial {
+        if let Some(partial) = &mut self.platform.partial {
             let sectors = partial.sectors(lpn, offset, end);
             partial.preload(lpn, sectors);
         }
@@ -152,7 +175,7 @@ impl Simulation {
         end: u64,
     ) -> Option<(PhysicalTarget, u32, u32)> {
         let source = self.ftl.mapped_target(lpn);
-        let partial = self.partial.as_mut()?;
+        let partial = self.platform.partial.as_mut()?;
         let written = partial.sectors(lpn, offset, end);
         let held = partial.held(lpn, source.is_some());
         if !partial.write(lpn, written, source.is_some()) {
@@ -194,7 +217,7 @@ impl Simulation {
             ppn: source.ppn,
             from_chip: source.chip,
         };
-        self.rmw_held.push((source.ppn, program));
+        self.platform.rmw_held.push((source.ppn, program));
         self.enqueue_device(now, read);
     }
 
@@ -224,8 +247,10 @@ impl Simulation {
             ppn: source.ppn,
             from_chip: source.chip,
         };
-        self.held_programs.push((program.request, program.lpn));
-        self.update_reads.push(UpdateRead {
+        self.platform
+            .held_programs
+            .push((program.request, program.lpn));
+        self.platform.update_reads.push(UpdateRead {
             read,
             request: program.request,
             program_chip: program.chip,
@@ -241,6 +266,7 @@ impl Simulation {
     #[inline(never)]
     fn queue_update_read(&mut self, now: u64, program: Transaction) {
         let Some(entry) = self
+            .platform
             .update_reads
             .iter_mut()
             .find(|u| !u.queued && u.request == program.request && u.read.lpn == program.lpn)
@@ -253,35 +279,38 @@ impl Simulation {
             ..entry.read
         };
         self.enqueue_device(now, read);
-        self.touched_chips.push(read.chip);
+        self.dispatch.touched_chips.push(read.chip);
     }
 
     /// A read-modify-write's (or update) read finished: its program may go.
     #[inline(never)]
     pub(super) fn rmw_read_done(&mut self, now: u64, read: Transaction) {
-        if self.update_read_rule {
+        if self.platform.update_read_rule {
             let at = self
+                .platform
                 .update_reads
                 .iter()
                 .position(|u| u.queued && u.read.ppn == read.ppn && u.read.lpn == read.lpn)
                 .expect("every update read has a held program");
-            let entry = self.update_reads.swap_remove(at);
+            let entry = self.platform.update_reads.swap_remove(at);
             let key = (entry.request, read.lpn);
             let held = self
+                .platform
                 .held_programs
                 .iter()
                 .position(|k| *k == key)
                 .expect("an update read's program is held");
-            self.held_programs.swap_remove(held);
+            self.platform.held_programs.swap_remove(held);
             self.try_issue(now, entry.program_chip);
             return;
         }
         let at = self
+            .platform
             .rmw_held
             .iter()
             .position(|(ppn, program)| *ppn == read.ppn && program.lpn == read.lpn)
             .expect("every read-modify-write read has a held program");
-        let (_, program) = self.rmw_held.swap_remove(at);
+        let (_, program) = self.platform.rmw_held.swap_remove(at);
         let program = Transaction {
             enqueued_ns: now,
             ..program
@@ -294,11 +323,11 @@ impl Simulation {
     /// Queue the garbage-collection operations the last FTL write asked for.
     #[inline]
     pub(super) fn enqueue_gc_ops(&mut self, now: u64) {
-        if self.gc_victims.is_some() && !self.gc_buffer.is_empty() {
+        if self.platform.gc_victims.is_some() && !self.dispatch.gc_buffer.is_empty() {
             return self.start_gc_moves(now);
         }
-        for g in 0..self.gc_buffer.len() {
-            let (kind, target) = match self.gc_buffer[g] {
+        for g in 0..self.dispatch.gc_buffer.len() {
+            let (kind, target) = match self.dispatch.gc_buffer[g] {
                 GcOp::Copyback { target, .. } => (TxnKind::Copyback, target),
                 GcOp::Erase { target } => (TxnKind::Erase, target),
                 // Only under `ftl.gc_page_move = "read_and_program"` (`start_gc_moves`).
@@ -306,20 +335,20 @@ impl Simulation {
             };
             let txn = self.gc_txn(kind, NO_REQUEST, target, now);
             self.enqueue_device(now, txn);
-            self.touched_chips.push(target.chip);
+            self.dispatch.touched_chips.push(target.chip);
         }
-        self.gc_buffer.clear();
+        self.dispatch.gc_buffer.clear();
     }
 
     /// `ftl.gc_page_move = "read_and_program"`: each victim the FTL reported becomes its GC
     /// reads, queued now; its programs follow their reads and its erase its programs.
     #[inline(never)]
     fn start_gc_moves(&mut self, now: u64) {
-        let Some(mut gc) = self.gc_victims.take() else {
+        let Some(mut gc) = self.platform.gc_victims.take() else {
             return;
         };
         let mut queue = Vec::new();
-        let mut ops = std::mem::take(&mut self.gc_buffer);
+        let mut ops = std::mem::take(&mut self.dispatch.gc_buffer);
         for op in ops.drain(..) {
             match op {
                 GcOp::Copyback { target, from_ppn } => {
@@ -353,11 +382,11 @@ impl Simulation {
                 }
             }
         }
-        self.gc_victims = Some(gc);
-        self.gc_buffer = ops;
+        self.platform.gc_victims = Some(gc);
+        self.dispatch.gc_buffer = ops;
         for txn in queue {
             self.enqueue_device(now, txn);
-            self.touched_chips.push(txn.chip);
+            self.dispatch.touched_chips.push(txn.chip);
         }
     }
 
@@ -371,9 +400,9 @@ impl Simulation {
             chip: target.chip,
             die: target.die,
             plane: target.plane,
-            page_in_block: target.ppn % self.geometry.pages_per_block,
+            page_in_block: target.ppn % self.drive.geometry.pages_per_block,
             bytes: if moves_data {
-                self.geometry.page_bytes
+                self.drive.geometry.page_bytes
             } else {
                 0
             },
@@ -390,7 +419,7 @@ impl Simulation {
     /// superseded the page meanwhile.
     #[inline(never)]
     pub(super) fn gc_read_done(&mut self, now: u64, read: Transaction) -> Result<(), Error> {
-        let Some(gc) = &mut self.gc_victims else {
+        let Some(gc) = &mut self.platform.gc_victims else {
             return Ok(());
         };
         let victim = &mut gc.victims[read.request as usize];
@@ -403,12 +432,14 @@ impl Simulation {
         let target = match target {
             MoveTarget::Chosen(target) => Some(target),
             MoveTarget::AtReadEnd => {
-                self.gc_buffer.clear();
-                let placed = self.ftl.place_moved_page(read.ppn, &mut self.gc_buffer)?;
-                self.touched_chips.clear();
+                self.dispatch.gc_buffer.clear();
+                let placed = self
+                    .ftl
+                    .place_moved_page(read.ppn, &mut self.dispatch.gc_buffer)?;
+                self.dispatch.touched_chips.clear();
                 self.enqueue_gc_ops(now);
-                for i in 0..self.touched_chips.len() {
-                    let chip = self.touched_chips[i];
+                for i in 0..self.dispatch.touched_chips.len() {
+                    let chip = self.dispatch.touched_chips[i];
                     self.try_issue(now, chip);
                 }
                 placed
@@ -433,7 +464,7 @@ impl Simulation {
 
     /// A move of victim `index` is over: the last one lets the victim's erase go.
     fn gc_move_done(&mut self, now: u64, index: u32) {
-        let Some(gc) = &mut self.gc_victims else {
+        let Some(gc) = &mut self.platform.gc_victims else {
             return;
         };
         let victim = &mut gc.victims[index as usize];
@@ -455,14 +486,14 @@ impl Simulation {
     /// from DRAM, the other reads go to flash as without a buffer.
     #[inline(never)]
     pub(super) fn dispatch_buffered(&mut self, now: u64, id: RequestId) -> Result<(), Error> {
-        let host = self.requests[id as usize].host;
-        let page = self.geometry.page_bytes as u64;
+        let host = self.inflight.requests[id as usize].host;
+        let page = self.drive.geometry.page_bytes as u64;
         let end = host.offset_bytes + host.size_bytes;
-        self.touched_chips.clear();
+        self.dispatch.touched_chips.clear();
         let (mut in_dram, mut last_done) = (0, now);
         for i in 0..host.pages as u64 {
             let lpn = host.first_lpn + i;
-            let Some(b) = &mut self.buffer else {
+            let Some(b) = &mut self.dispatch.buffer else {
                 break;
             };
             let done = match host.op {
@@ -480,11 +511,12 @@ impl Simulation {
                         let page_start = lpn * page;
                         let bytes =
                             (end.min(page_start + page) - host.offset_bytes.max(page_start)) as u32;
-                        let (target, allocated) = self.ftl.read_host(lpn, &mut self.gc_buffer)?;
+                        let (target, allocated) =
+                            self.ftl.read_host(lpn, &mut self.dispatch.gc_buffer)?;
                         let txn =
                             self.host_page_txn(TxnKind::Read, id, lpn as u32, bytes, target, now);
                         self.enqueue_translated(lpn, allocated, txn);
-                        self.touched_chips.push(target.chip);
+                        self.dispatch.touched_chips.push(target.chip);
                         self.enqueue_gc_ops(now);
                         continue;
                     }
@@ -502,8 +534,8 @@ impl Simulation {
                 },
             );
         }
-        for i in 0..self.touched_chips.len() {
-            let chip = self.touched_chips[i];
+        for i in 0..self.dispatch.touched_chips.len() {
+            let chip = self.dispatch.touched_chips[i];
             self.try_issue(now, chip);
         }
         Ok(())
@@ -512,18 +544,23 @@ impl Simulation {
     /// Send every flush the write buffer's trigger asks for to the FTL and the device queues.
     #[inline(never)]
     pub(super) fn flush_buffer(&mut self, now: u64) -> Result<(), Error> {
-        match &mut self.buffer {
+        match &mut self.dispatch.buffer {
             Some(b) if b.flush_due => b.flush_due = false,
             _ => return Ok(()),
         }
-        self.touched_chips.clear();
-        while let Some(lpn) = self.buffer.as_mut().and_then(|b| b.buffer.next_flush()) {
-            self.gc_buffer.clear();
+        self.dispatch.touched_chips.clear();
+        while let Some(lpn) = self
+            .dispatch
+            .buffer
+            .as_mut()
+            .and_then(|b| b.buffer.next_flush())
+        {
+            self.dispatch.gc_buffer.clear();
             let target = self.ftl.write_with_claims(
                 u64::from(lpn),
                 self.device.queued_per_chip(),
-                &self.chip_load.claims,
-                &mut self.gc_buffer,
+                &self.inflight.chip_load.claims,
+                &mut self.dispatch.gc_buffer,
             )?;
             // A program with a logical page and no host request is a buffer flush.
             let txn = Transaction {
@@ -532,8 +569,8 @@ impl Simulation {
                 chip: target.chip,
                 die: target.die,
                 plane: target.plane,
-                page_in_block: target.ppn % self.geometry.pages_per_block,
-                bytes: self.geometry.page_bytes,
+                page_in_block: target.ppn % self.drive.geometry.pages_per_block,
+                bytes: self.drive.geometry.page_bytes,
                 program_ns: self.program_ns_at(target.ppn),
                 enqueued_ns: now,
                 lpn,
@@ -541,11 +578,11 @@ impl Simulation {
                 from_chip: target.chip,
             };
             self.enqueue_translated(u64::from(lpn), true, txn);
-            self.touched_chips.push(target.chip);
+            self.dispatch.touched_chips.push(target.chip);
             self.enqueue_gc_ops(now);
         }
-        for i in 0..self.touched_chips.len() {
-            let chip = self.touched_chips[i];
+        for i in 0..self.dispatch.touched_chips.len() {
+            let chip = self.dispatch.touched_chips[i];
             self.try_issue(now, chip);
         }
         Ok(())
@@ -554,7 +591,9 @@ impl Simulation {
     /// A buffer flush ended (or was cancelled by a newer program of its page): its slot may
     /// take waiting writes.
     pub(super) fn on_flush_done(&mut self, now: u64, lpn: u32) {
-        let Some(b) = &mut self.buffer else { return };
+        let Some(b) = &mut self.dispatch.buffer else {
+            return;
+        };
         b.buffer.flush_done(lpn);
         b.flush_due = true;
         let mut admitted = std::mem::take(&mut b.admitted);
@@ -563,7 +602,7 @@ impl Simulation {
             self.events
                 .schedule(done, Event::BufferDone { request, pages: 1 });
         }
-        if let Some(b) = &mut self.buffer {
+        if let Some(b) = &mut self.dispatch.buffer {
             b.admitted = admitted;
         }
     }
@@ -585,7 +624,7 @@ impl Simulation {
             chip: target.chip,
             die: target.die,
             plane: target.plane,
-            page_in_block: target.ppn % self.geometry.pages_per_block,
+            page_in_block: target.ppn % self.drive.geometry.pages_per_block,
             bytes,
             program_ns: self.program_ns_at(target.ppn),
             enqueued_ns: now,
@@ -601,7 +640,7 @@ impl Simulation {
     pub(super) fn program_ns_at(&self, ppn: u32) -> u32 {
         self.ftl
             .program_ns(ppn)
-            .unwrap_or(self.page_program_ns as u32)
+            .unwrap_or(self.drive.page_program_ns as u32)
     }
 
     /// Queue a host page operation, or park it in the cached mapping table until its
@@ -617,7 +656,7 @@ impl Simulation {
         txn: Transaction,
     ) -> bool {
         let now = txn.enqueued_ns;
-        let Some(cmt) = &mut self.cmt else {
+        let Some(cmt) = &mut self.dispatch.cmt else {
             self.enqueue_device(now, txn);
             return true;
         };
@@ -625,10 +664,10 @@ impl Simulation {
         if ready {
             self.enqueue_device(now, txn);
         }
-        let Some(cmt) = &mut self.cmt else {
+        let Some(cmt) = &mut self.dispatch.cmt else {
             return ready;
         };
-        let page_bytes = self.geometry.page_bytes;
+        let page_bytes = self.drive.geometry.page_bytes;
         for mapping in cmt.ops.drain(..) {
             let (kind, tpage, bytes) = match mapping {
                 MappingOp::Read { tpage } => (
@@ -648,10 +687,11 @@ impl Simulation {
                 // Translation pages sit in their planes in page order (MQSim writes the table
                 // at start, page after page per plane): page t is the (t / planes)-th of its
                 // plane. Only multi-plane grouping reads this.
-                page_in_block: (tpage / self.geometry.planes()) % self.geometry.pages_per_block,
+                page_in_block: (tpage / self.drive.geometry.planes())
+                    % self.drive.geometry.pages_per_block,
                 bytes,
                 // Translation pages have no block of their own in the model: nominal time.
-                program_ns: self.page_program_ns as u32,
+                program_ns: self.drive.page_program_ns as u32,
                 enqueued_ns: txn.enqueued_ns,
                 lpn: NO_LPN,
                 ppn: 0,
@@ -661,35 +701,37 @@ impl Simulation {
                 .enqueue(mapping_txn, &mut device_ctx!(self, now));
             self.recorder
                 .queue_length(now, chip, self.device.queued_per_chip()[chip as usize]);
-            self.touched_chips.push(chip);
+            self.dispatch.touched_chips.push(chip);
         }
         ready
     }
 
     /// A mapping operation finished: a read releases the page operations that waited for it.
     pub(super) fn on_mapping_done(&mut self, now: u64, txn: Transaction) {
-        let Some(cmt) = &mut self.cmt else { return };
+        let Some(cmt) = &mut self.dispatch.cmt else {
+            return;
+        };
         match txn.kind {
             TxnKind::MappingRead => cmt.cache.read_done(txn.request, &mut cmt.released),
             TxnKind::MappingProgram => cmt.cache.program_done(txn.request),
             _ => return,
         }
-        self.touched_chips.clear();
+        self.dispatch.touched_chips.clear();
         let mut released_txns = std::mem::take(&mut cmt.released);
         for mut released in released_txns.drain(..) {
             // Its chip wait starts now: the translation was the request's wait, not the chip's.
             released.enqueued_ns = now;
             self.enqueue_device(now, released);
-            self.touched_chips.push(released.chip);
-            if !self.update_reads.is_empty() && released.kind == TxnKind::Program {
+            self.dispatch.touched_chips.push(released.chip);
+            if !self.platform.update_reads.is_empty() && released.kind == TxnKind::Program {
                 self.queue_update_read(now, released);
             }
         }
-        if let Some(cmt) = &mut self.cmt {
+        if let Some(cmt) = &mut self.dispatch.cmt {
             cmt.released = released_txns;
         }
-        for i in 0..self.touched_chips.len() {
-            let chip = self.touched_chips[i];
+        for i in 0..self.dispatch.touched_chips.len() {
+            let chip = self.dispatch.touched_chips[i];
             self.try_issue(now, chip);
         }
     }
@@ -701,19 +743,20 @@ impl Simulation {
     #[inline(never)]
     pub(super) fn on_erase_done(&mut self, now: u64, ppn: u32) -> Result<(), Error> {
         let plane = self.ftl.erase_done(ppn) as usize;
-        self.touched_chips.clear();
-        while let Some(&(id, lpn, bytes)) = self.stalled_writes[plane].front() {
+        self.dispatch.touched_chips.clear();
+        while let Some(&(id, lpn, bytes)) = self.dispatch.stalled_writes[plane].front() {
             if self.ftl.write_stall_plane(lpn as u64).is_some() {
                 break;
             }
-            self.stalled_writes[plane].pop_front();
+            self.dispatch.stalled_writes[plane].pop_front();
             self.place_write_page(now, id, u64::from(lpn), bytes)?;
         }
-        self.gc_buffer.clear();
-        self.ftl.gc_after_erase(plane as u32, &mut self.gc_buffer)?;
+        self.dispatch.gc_buffer.clear();
+        self.ftl
+            .gc_after_erase(plane as u32, &mut self.dispatch.gc_buffer)?;
         self.enqueue_gc_ops(now);
-        for i in 0..self.touched_chips.len() {
-            let chip = self.touched_chips[i];
+        for i in 0..self.dispatch.touched_chips.len() {
+            let chip = self.dispatch.touched_chips[i];
             self.try_issue(now, chip);
         }
         Ok(())

@@ -3,8 +3,29 @@
 
 use super::{Event, Simulation, Stage};
 use crate::device::{DeviceScheduler, Transaction, TxnKind};
+use crate::device::{DieIssue, MultiPlane};
 use crate::interconnect::{Acquire, Grant, Interconnect, Transfer};
 use crate::Error;
+
+/// The flash stage's state: each die's current operation and the paths granted.
+pub(super) struct Dies {
+    /// Which dies may start an operation (`device.die_issue`).
+    pub(super) die_issue: DieIssue,
+    pub(super) die_txn: Vec<Transaction>,
+    pub(super) die_stage: Vec<Stage>,
+    /// Scratch list of the paths the interconnect granted (kept for its capacity).
+    pub(super) grants: Vec<Grant>,
+    /// Dies with a started, unfinished transaction (the device is idle at 0).
+    pub(super) dies_working: u32,
+    /// Under `host.handover_needs_idle_channels`: each die's last granted transfer (start,
+    /// end), to tell whether a path carries a transfer begun before an instant.
+    pub(super) transfer_spans: Vec<(u64, u64)>,
+    /// Multi-plane grouping (`device.multiplane`) and the companions of each die's group.
+    pub(super) multiplane: MultiPlane,
+    /// Scratch list for the companions of the group that just finished (kept for its
+    /// capacity).
+    pub(super) finished_companions: Vec<Transaction>,
+}
 
 impl Simulation {
     /// Start every transaction the device scheduler lets go on `chip`. Inlined, as its
@@ -12,7 +33,7 @@ impl Simulation {
     /// and cost that check, not a call.
     #[inline]
     pub(super) fn try_issue(&mut self, now: u64, chip: u32) {
-        if self.device.may_issue(chip, self.die_issue.blocked()) {
+        if self.device.may_issue(chip, self.dies.die_issue.blocked()) {
             self.issue(now, chip);
         }
     }
@@ -23,17 +44,19 @@ impl Simulation {
             if txn.from_chip != txn.chip {
                 self.recorder.write_moved(now);
             }
-            if self.multiplane.enabled() {
-                let group = self
-                    .multiplane
-                    .gather(&mut self.device, txn, &self.held_programs);
+            if self.dies.multiplane.enabled() {
+                let group = self.dies.multiplane.gather(
+                    &mut self.device,
+                    txn,
+                    &self.platform.held_programs,
+                );
                 self.queue_changed(now, txn.chip);
                 self.start_companions(now, txn.die);
                 self.start(now, group);
             } else {
                 self.start(now, txn);
             }
-            if !self.device.may_issue(chip, self.die_issue.blocked()) {
+            if !self.device.may_issue(chip, self.dies.die_issue.blocked()) {
                 break;
             }
         }
@@ -42,14 +65,14 @@ impl Simulation {
     /// Count the companions of a multi-plane group as started page operations.
     #[inline(never)]
     pub(super) fn start_companions(&mut self, now: u64, die: u32) {
-        let companions = self.multiplane.companions(die);
+        let companions = self.dies.multiplane.companions(die);
         if companions.is_empty() {
             return;
         }
         self.recorder.companions_started(now, companions);
         for companion in companions {
             if let Some(id) = companion.host_request() {
-                let request = &self.requests[id as usize];
+                let request = &self.inflight.requests[id as usize];
                 self.recorder.host_page_started(
                     now,
                     &request.marks,
@@ -62,7 +85,7 @@ impl Simulation {
 
     /// Hand a transaction to the device scheduler; complete the writes it cancelled.
     pub(super) fn enqueue_device(&mut self, now: u64, mut txn: Transaction) {
-        if self.ssdsim_loop.read_rules() && self.ssdsim_read(now, &mut txn) {
+        if self.platform.ssdsim_loop.read_rules() && self.ssdsim_read(now, &mut txn) {
             return;
         }
         self.device.enqueue(txn, &mut device_ctx!(self, now));
@@ -79,9 +102,9 @@ impl Simulation {
 
     pub(super) fn start(&mut self, now: u64, txn: Transaction) {
         let die = txn.die as usize;
-        self.die_issue.started(txn.die);
-        self.die_txn[die] = txn;
-        self.dies_working += 1;
+        self.dies.die_issue.started(txn.die);
+        self.dies.die_txn[die] = txn;
+        self.dies.dies_working += 1;
         self.recorder.operation_started(now, &txn);
         let (stage, transfer) = match txn.kind {
             TxnKind::Read | TxnKind::MappingRead | TxnKind::GcRead => {
@@ -94,7 +117,7 @@ impl Simulation {
             TxnKind::Erase => (Stage::EraseCommand, Transfer::Command),
         };
         if let Some(id) = txn.host_request() {
-            let request = &self.requests[id as usize];
+            let request = &self.inflight.requests[id as usize];
             self.recorder
                 .host_page_started(now, &request.marks, request.host.op, txn.enqueued_ns);
         }
@@ -103,9 +126,9 @@ impl Simulation {
 
     /// Ask the interconnect for a path for the die's next transfer.
     pub(super) fn ask_path(&mut self, now: u64, die: u32, stage: Stage, transfer: Transfer) {
-        self.die_stage[die as usize] = stage;
+        self.dies.die_stage[die as usize] = stage;
         self.recorder.path_asked(now, die);
-        let chip = self.die_txn[die as usize].chip;
+        let chip = self.dies.die_txn[die as usize].chip;
         let wake = match self.interconnect.acquire(now, chip, die, transfer) {
             Acquire::Granted { grant, wake } => {
                 self.granted(grant);
@@ -122,12 +145,12 @@ impl Simulation {
     /// A transfer got its path: schedule what follows its end.
     pub(super) fn granted(&mut self, grant: Grant) {
         let die = grant.die;
-        let txn = self.die_txn[die as usize];
-        if !self.transfer_spans.is_empty() {
-            self.transfer_spans[die as usize] = (grant.start_ns, grant.end_ns);
+        let txn = self.dies.die_txn[die as usize];
+        if !self.dies.transfer_spans.is_empty() {
+            self.dies.transfer_spans[die as usize] = (grant.start_ns, grant.end_ns);
         }
         if let Some(id) = txn.host_request() {
-            let request = &mut self.requests[id as usize];
+            let request = &mut self.inflight.requests[id as usize];
             self.recorder.host_path_granted(
                 die,
                 grant.start_ns,
@@ -136,7 +159,7 @@ impl Simulation {
                 request.host.op,
             );
         }
-        let stage = self.die_stage[die as usize];
+        let stage = self.dies.die_stage[die as usize];
         if matches!(
             stage,
             Stage::ReadCommand
@@ -148,18 +171,18 @@ impl Simulation {
             // command is the controller's wait, not the chip's work.
             self.recorder.die_started(grant.start_ns, txn.chip);
         }
-        if stage == Stage::ReadData && self.ssdsim_loop.tracks_reads() {
+        if stage == Stage::ReadData && self.platform.ssdsim_loop.tracks_reads() {
             self.ssdsim_read_leaves(&txn);
         }
         let end = grant.end_ns;
-        if self.rules.transfer_events && stage != Stage::ReadData {
+        if self.platform.rules.transfer_events && stage != Stage::ReadData {
             // Scheduled before the stage's own event, so a program's data is acknowledged
             // first even when tPROG is 0.
             self.events.schedule(end, Event::TransferEnd { die });
         }
         let (at, event) = match stage {
             Stage::ReadCommand | Stage::CopybackReadCommand => (
-                end + self.array_ns(end, self.page_read_ns, &txn),
+                end + self.array_ns(end, self.drive.page_read_ns, &txn),
                 Event::ArrayDone { die },
             ),
             Stage::ReadData => (end, Event::Done { die }),
@@ -167,26 +190,26 @@ impl Simulation {
                 end + self.array_ns(end, txn.program_ns as u64, &txn),
                 Event::Done { die },
             ),
-            Stage::EraseCommand => (end + self.block_erase_ns, Event::Done { die }),
+            Stage::EraseCommand => (end + self.drive.block_erase_ns, Event::Done { die }),
         };
         self.events.schedule(at, event);
     }
 
     pub(super) fn on_link_wake(&mut self, now: u64, key: u32) {
-        let mut grants = std::mem::take(&mut self.grants);
+        let mut grants = std::mem::take(&mut self.dies.grants);
         let next_wake = self.interconnect.wake(now, key, &mut grants);
         for grant in grants.drain(..) {
             self.granted(grant);
         }
-        self.grants = grants;
+        self.dies.grants = grants;
         if let Some(at) = next_wake {
             self.events.schedule(at, Event::LinkWake { key });
         }
     }
 
     pub(super) fn on_array_done(&mut self, now: u64, die: u32) {
-        let txn = self.die_txn[die as usize];
-        match self.die_stage[die as usize] {
+        let txn = self.dies.die_txn[die as usize];
+        match self.dies.die_stage[die as usize] {
             Stage::ReadCommand => self.ask_path(
                 now,
                 die,
@@ -202,11 +225,11 @@ impl Simulation {
 
     /// The die's transaction finished. Sets `dispatch_pending` when a request completed.
     pub(super) fn on_done(&mut self, now: u64, die: u32) -> Result<(), Error> {
-        let txn = self.die_txn[die as usize];
-        self.die_issue.finished(die);
-        self.dies_working -= 1;
+        let txn = self.dies.die_txn[die as usize];
+        self.dies.die_issue.finished(die);
+        self.dies.dies_working -= 1;
         self.recorder.die_finished(now, txn.chip);
-        if self.multiplane.enabled() {
+        if self.dies.multiplane.enabled() {
             self.group_done(now, die, txn)?;
         } else {
             self.page_done(now, txn)?;
@@ -225,13 +248,13 @@ impl Simulation {
         die: u32,
         leader: Transaction,
     ) -> Result<(), Error> {
-        let mut companions = std::mem::take(&mut self.finished_companions);
-        self.multiplane.finish(die, &mut companions);
+        let mut companions = std::mem::take(&mut self.dies.finished_companions);
+        self.dies.multiplane.finish(die, &mut companions);
         self.page_done(now, leader)?;
         for companion in companions.drain(..) {
             self.page_done(now, companion)?;
         }
-        self.finished_companions = companions;
+        self.dies.finished_companions = companions;
         Ok(())
     }
 
@@ -240,14 +263,16 @@ impl Simulation {
     /// its request now, while the die programs on.
     #[inline(never)]
     pub(super) fn on_transfer_end(&mut self, now: u64, die: u32) {
-        if !self.rules.ack_at_transfer || self.die_stage[die as usize] != Stage::ProgramIn {
+        if !self.platform.rules.ack_at_transfer
+            || self.dies.die_stage[die as usize] != Stage::ProgramIn
+        {
             return;
         }
-        let leader = self.die_txn[die as usize];
+        let leader = self.dies.die_txn[die as usize];
         self.ack_program(now, leader);
-        if self.multiplane.enabled() {
-            for i in 0..self.multiplane.companions(die).len() {
-                let companion = self.multiplane.companions(die)[i];
+        if self.dies.multiplane.enabled() {
+            for i in 0..self.dies.multiplane.companions(die).len() {
+                let companion = self.dies.multiplane.companions(die)[i];
                 self.ack_program(now, companion);
             }
         }

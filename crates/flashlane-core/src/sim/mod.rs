@@ -14,15 +14,15 @@ use crate::device::{
 };
 use crate::engine::EventQueue;
 use crate::ftl::cmt::{CmtRules, MappingCache, MappingOp};
-use crate::ftl::{Ftl, GcOp, GcPageMove, PartialPageWrites, PartialPages, PhysicalTarget};
-use crate::geometry::{Geometry, StaticMap};
+use crate::ftl::{Ftl, GcPageMove, PartialPageWrites, PartialPages, PhysicalTarget};
+use crate::geometry::{ChipSet, Geometry, StaticMap};
 use crate::host::{
     AnyHostScheduler, ChipLoad, HandoverAt, HandoverPerPass, HostRequest, PcieLink, QueueBound,
-    RequestId,
 };
-use crate::interconnect::{AnyInterconnect, Grant};
+use crate::interconnect::AnyInterconnect;
 use crate::replay::{Arrival, Pacing, Replay};
 use crate::stats::{Models, RequestMarks, RunEnd, SimRecorder, SimResults};
+use crate::trace::Op;
 use crate::Error;
 
 /// The host scheduler's view of the device. A macro, not a method: the view borrows fields
@@ -31,11 +31,11 @@ macro_rules! host_view {
     ($sim:ident, $now:expr) => {
         crate::host::HostView {
             now_ns: $now,
-            geometry: &$sim.geometry,
-            static_map: &$sim.static_map,
-            outstanding_per_chip: &$sim.chip_load.outstanding,
-            outstanding: $sim.outstanding_requests,
-            device_free_slots: $sim.device_queue_depth - $sim.outstanding_slots,
+            geometry: &$sim.drive.geometry,
+            static_map: &$sim.drive.static_map,
+            outstanding_per_chip: &$sim.inflight.chip_load.outstanding,
+            outstanding: $sim.inflight.outstanding_requests,
+            device_free_slots: $sim.inflight.device_queue_depth - $sim.inflight.outstanding_slots,
         }
     };
 }
@@ -46,10 +46,10 @@ macro_rules! device_ctx {
     ($sim:ident, $now:expr) => {
         crate::device::DeviceContext {
             now_ns: $now,
-            die_busy: $sim.die_issue.blocked(),
-            held: &$sim.held_programs,
+            die_busy: $sim.dies.die_issue.blocked(),
+            held: &$sim.platform.held_programs,
             ftl: &mut $sim.ftl,
-            cancelled: &mut $sim.cancelled,
+            cancelled: &mut $sim.dispatch.cancelled,
         }
     };
 }
@@ -60,6 +60,10 @@ mod dispatch;
 mod flash;
 mod ssdsim_loop;
 mod stuck;
+
+use admission::Admission;
+use dispatch::Dispatch;
+use flash::Dies;
 
 #[derive(Debug, Clone, Copy)]
 enum Event {
@@ -204,84 +208,126 @@ struct SsdsimRules {
     last_handover_ns: Option<u64>,
 }
 
+/// The event flow: the models it drives and one struct of state per stage of a request's
+/// life, so a stage's hot data sits together and its code borrows only its part.
 pub struct Simulation {
+    /// The drive's fixed figures.
+    drive: Drive,
+    events: EventQueue<Event>,
+
+    // The models the flow drives.
+    pub(crate) host: AnyHostScheduler,
+    device: AnyDeviceScheduler,
+    pub(crate) interconnect: AnyInterconnect,
+    pub(crate) ftl: Ftl,
+    /// PASS's drive behaviour, when either of its readings is on: one check when both are off.
+    regions: Option<RegionSlowdown>,
+
+    /// Requests in the system and what they hold of the device and its chips.
+    inflight: InFlight,
+    /// Arrival, host queue, hand-over (admission.rs).
+    admission: Admission,
+    /// HIL and FTL into the device queues (dispatch.rs).
+    dispatch: Dispatch,
+    /// The dies and their current operation (flash.rs).
+    dies: Dies,
+    /// MQSim's and SSDsim's platform rules, each off unless its key is set.
+    platform: PlatformRules,
+
+    /// Every measurement: the flow reports what happened, the recorder keeps the figures.
+    recorder: SimRecorder,
+}
+
+/// The drive's fixed figures: its shape, its static address map and its array times.
+struct Drive {
     geometry: Geometry,
     static_map: StaticMap,
     page_read_ns: u64,
     page_program_ns: u64,
     block_erase_ns: u64,
-    /// `host.queue_length_requests`, and whether it also bounds outstanding requests
-    /// (SSDsim's request queue).
-    host_queue: QueueBound,
-    device_queue_depth: u32,
+}
 
-    // The models the flow drives.
-    events: EventQueue<Event>,
-    pub(crate) host: AnyHostScheduler,
-    device: AnyDeviceScheduler,
-    pub(crate) interconnect: AnyInterconnect,
-    pub(crate) ftl: Ftl,
-
-    // Requests in the system (slab) and what they hold of the device and its chips.
+/// Requests in the system (a slab) and what they hold of the device and its chips.
+struct InFlight {
     requests: Vec<Request>,
     free_requests: Vec<u32>,
     live_requests: u64,
+    /// The requests of each device-queue slot, and the free slots.
     slot_members: Vec<u32>,
     free_slots: Vec<u32>,
     outstanding_slots: u32,
     outstanding_requests: u32,
+    /// `device.queue_depth_requests`.
+    device_queue_depth: u32,
     /// Requests outstanding, and waiting or outstanding, per chip (PIQ's view, conflicts).
     chip_load: ChipLoad,
+}
 
-    // The dies and their current operation (flash.rs).
-    /// Which dies may start an operation (`device.die_issue`).
-    die_issue: DieIssue,
-    die_txn: Vec<Transaction>,
-    die_stage: Vec<Stage>,
-    grants: Vec<Grant>,
+impl InFlight {
+    /// A free index of the request slab (its entry is overwritten when the request is
+    /// admitted).
+    fn free_request_id(&mut self, chips: ChipSet) -> u32 {
+        if let Some(id) = self.free_requests.pop() {
+            return id;
+        }
+        self.requests.push(Request {
+            host: HostRequest {
+                id: 0,
+                seq: 0,
+                arrival_ns: 0,
+                op: Op::Read,
+                offset_bytes: 0,
+                size_bytes: 0,
+                first_lpn: 0,
+                pages: 0,
+                stream: 0,
+                chips,
+            },
+            remaining_pages: 0,
+            slot: 0,
+            live: false,
+            marks: RequestMarks::default(),
+        });
+        (self.requests.len() - 1) as u32
+    }
 
-    // Admission (admission.rs): the look-ahead record and the host queue's timers.
-    lookahead: Option<Arrival>,
-    /// Open loop: when the look-ahead arrives.
-    next_arrival_ns: Option<u64>,
-    /// The look-ahead's arrival time has come (it waits only for host-queue room).
-    lookahead_arrived: bool,
-    /// Where the look-ahead write's page currently is (plane, block, page in block), when it
-    /// overwrites one: a prefetch hint for its admission.
-    lookahead_overwrites: Option<(u32, u32, u32)>,
-    /// The replay mode's rules: records read, their arrival times, `max_requests`.
-    pacing: Pacing,
-    next_seq: u64,
-    host_wake_at: Option<u64>,
-    /// A request completed: offer the device's free slot to the host scheduler.
-    dispatch_pending: bool,
+    /// Every device-queue slot is taken.
+    #[inline]
+    fn device_full(&self) -> bool {
+        self.outstanding_slots >= self.device_queue_depth
+    }
 
-    /// Every measurement: the flow reports what happened, the recorder keeps the figures.
-    recorder: SimRecorder,
+    /// Take a device-queue slot for one command of `members` requests.
+    fn take_slot(&mut self, members: u32) -> u32 {
+        let slot = match self.free_slots.pop() {
+            Some(s) => s,
+            None => {
+                self.slot_members.push(0);
+                (self.slot_members.len() - 1) as u32
+            }
+        };
+        self.slot_members[slot as usize] = members;
+        self.outstanding_slots += 1;
+        slot
+    }
 
-    // Translation and placement (dispatch.rs): scratch lists and the optional models.
-    pop_buffer: Vec<RequestId>,
-    gc_buffer: Vec<GcOp>,
-    /// Host write pages waiting for their plane's free pool, per plane: (request, logical
-    /// page, bytes). Only under `ftl.gc_block_release = "erase_done"` (else empty).
-    stalled_writes: Vec<std::collections::VecDeque<(RequestId, u32, u32)>>,
-    touched_chips: Vec<u32>,
-    /// Writes the device scheduler cancelled (SOS write hits), to complete.
-    cancelled: Vec<Transaction>,
-    /// Cached mapping table, when `ftl.mapping_cache_bytes` > 0.
-    cmt: Option<CachedTranslation>,
-    /// Multi-plane grouping (`device.multiplane`) and the companions of each die's group.
-    multiplane: MultiPlane,
-    /// Scratch list for the companions of the group that just finished (kept for its capacity).
-    finished_companions: Vec<Transaction>,
-    /// DRAM write buffer, when `device.write_buffer_bytes` > 0.
-    buffer: Option<BufferedWrites>,
+    /// A request of `slot`'s command completed: the slot is free once all of them did.
+    fn slot_member_done(&mut self, slot: u32) {
+        let members = &mut self.slot_members[slot as usize];
+        *members -= 1;
+        if *members == 0 {
+            self.outstanding_slots -= 1;
+            self.free_slots.push(slot);
+        }
+    }
+}
+
+/// MQSim's and SSDsim's platform rules (docs/models/ssd-model.md), each off by default.
+struct PlatformRules {
+    /// SSDsim's hand-over and write-completion rules.
     rules: SsdsimRules,
-    /// Dies with a started, unfinished transaction (the device is idle at 0).
-    dies_working: u32,
-    /// Under `host.handover_needs_idle_channels`: each die's last granted transfer (start,
-    /// end), to tell whether a path carries a transfer begun before an instant.
-    transfer_spans: Vec<(u64, u64)>,
+    /// SSDsim's rules run at the end of an instant, and on its reads (ssdsim_loop.rs).
+    ssdsim_loop: ssdsim_loop::SsdsimLoop,
     /// Sector bitmaps of partly written pages (`ftl.partial_page_writes =
     /// "read_modify_write"`), and the host programs waiting for their page's read, with the
     /// physical page that read fetches.
@@ -298,13 +344,9 @@ pub struct Simulation {
     /// `ftl.gc_page_move = "read_and_program"`: the victims whose pages are moving (a slab:
     /// GC reads and programs carry their victim's index), and the free indexes.
     gc_victims: Option<GcVictims>,
-    /// PASS's drive behaviour, when either of its readings is on: one check when both are off.
-    regions: Option<RegionSlowdown>,
     /// MQSim's PCIe link (`host.link`): commands and data cross it before and after the
     /// device's work.
     link: Option<PcieLink>,
-    /// SSDsim's rules run at the end of an instant, and on its reads (ssdsim_loop.rs).
-    ssdsim_loop: ssdsim_loop::SsdsimLoop,
 }
 
 /// MQSim's update read (`ftl.partial_page_writes = "update_read"`): the read a partial-page
@@ -431,93 +473,106 @@ impl Simulation {
             flush_due: false,
         });
         Simulation {
-            buffer,
-            cmt,
-            finished_companions: Vec::with_capacity(g.planes_per_die as usize),
-            multiplane: MultiPlane::new(
-                config.device.multiplane,
-                config.device.multiplane_mapping_reads,
-                g.dies(),
-                g.planes_per_die,
-            ),
-            static_map: config.static_map(),
-            page_read_ns: config.timing.page_read_ns,
-            page_program_ns: config.timing.page_program_ns,
-            block_erase_ns: config.timing.block_erase_ns,
-            host_queue: QueueBound::new(&config.host),
-            device_queue_depth: config.device.queue_depth_requests,
             events: EventQueue::new(),
             host: config.host.scheduler.build(),
             device: config.device.scheduler.build(&g),
             interconnect: config.interconnect.build(&g, &config.timing),
             ftl,
-            requests: Vec::with_capacity(1024),
-            free_requests: Vec::new(),
-            live_requests: 0,
-            slot_members: Vec::new(),
-            free_slots: Vec::new(),
-            outstanding_slots: 0,
-            outstanding_requests: 0,
-            chip_load: ChipLoad::new(chips),
-            die_issue: DieIssue::new(config.device.die_issue, g.chips(), g.dies_per_chip),
-            die_txn: vec![idle_txn; dies],
-            die_stage: vec![Stage::ReadCommand; dies],
-            grants: Vec::with_capacity(4),
-            lookahead: None,
-            next_arrival_ns: None,
-            lookahead_arrived: false,
-            lookahead_overwrites: None,
-            pacing,
-            next_seq: 0,
-            host_wake_at: None,
-            dispatch_pending: false,
-            recorder,
-            pop_buffer: Vec::with_capacity(8),
-            gc_buffer: Vec::with_capacity(256),
-            stalled_writes,
-            touched_chips: Vec::with_capacity(chips),
-            cancelled: Vec::with_capacity(8),
-            rules: SsdsimRules {
-                at_next_event: config.host.handover_at != HandoverAt::Arrival,
-                one_per_pass: config.host.handover_per_pass == HandoverPerPass::One,
-                needs_idle_channels: config.host.handover_needs_idle_channels,
-                ack_at_transfer: config.device.write_completion == WriteCompletion::DataTransferred,
-                transfer_events: config.host.handover_at != HandoverAt::Arrival
-                    || ssdsim_loop.needs_transfer_events()
-                    || config.host.handover_needs_idle_channels
-                    || config.device.write_completion == WriteCompletion::DataTransferred,
-                pass_open_at: None,
-                pass_queued_at: None,
-                last_handover_ns: None,
-            },
-            dies_working: 0,
-            transfer_spans: if config.host.handover_needs_idle_channels {
-                vec![(0, 0); dies]
-            } else {
-                Vec::new()
-            },
-            partial: config
-                .ftl
-                .partial_page_writes
-                .reads_first()
-                .then(|| PartialPages::new(g.page_bytes).expect("validated page size")),
-            rmw_held: Vec::new(),
-            held_programs: Vec::new(),
-            update_reads: Vec::new(),
-            update_read_rule: config.ftl.partial_page_writes == PartialPageWrites::UpdateRead,
-            gc_victims: (config.ftl.gc_page_move == GcPageMove::ReadAndProgram)
-                .then(GcVictims::default),
             regions: RegionSlowdown::new(&config.device, g.page_bytes, logical_bytes),
-            link: config.host.link.build(),
-            ssdsim_loop,
-            geometry: g,
+            inflight: InFlight {
+                requests: Vec::with_capacity(1024),
+                free_requests: Vec::new(),
+                live_requests: 0,
+                slot_members: Vec::new(),
+                free_slots: Vec::new(),
+                outstanding_slots: 0,
+                outstanding_requests: 0,
+                device_queue_depth: config.device.queue_depth_requests,
+                chip_load: ChipLoad::new(chips),
+            },
+            admission: Admission {
+                host_queue: QueueBound::new(&config.host),
+                lookahead: None,
+                next_arrival_ns: None,
+                lookahead_arrived: false,
+                lookahead_overwrites: None,
+                pacing,
+                next_seq: 0,
+                host_wake_at: None,
+                dispatch_pending: false,
+            },
+            dispatch: Dispatch {
+                pop_buffer: Vec::with_capacity(8),
+                gc_buffer: Vec::with_capacity(256),
+                stalled_writes,
+                touched_chips: Vec::with_capacity(chips),
+                cancelled: Vec::with_capacity(8),
+                cmt,
+                buffer,
+            },
+            dies: Dies {
+                die_issue: DieIssue::new(config.device.die_issue, g.chips(), g.dies_per_chip),
+                die_txn: vec![idle_txn; dies],
+                die_stage: vec![Stage::ReadCommand; dies],
+                grants: Vec::with_capacity(4),
+                dies_working: 0,
+                transfer_spans: if config.host.handover_needs_idle_channels {
+                    vec![(0, 0); dies]
+                } else {
+                    Vec::new()
+                },
+                multiplane: MultiPlane::new(
+                    config.device.multiplane,
+                    config.device.multiplane_mapping_reads,
+                    g.dies(),
+                    g.planes_per_die,
+                ),
+                finished_companions: Vec::with_capacity(g.planes_per_die as usize),
+            },
+            platform: PlatformRules {
+                rules: SsdsimRules {
+                    at_next_event: config.host.handover_at != HandoverAt::Arrival,
+                    one_per_pass: config.host.handover_per_pass == HandoverPerPass::One,
+                    needs_idle_channels: config.host.handover_needs_idle_channels,
+                    ack_at_transfer: config.device.write_completion
+                        == WriteCompletion::DataTransferred,
+                    transfer_events: config.host.handover_at != HandoverAt::Arrival
+                        || ssdsim_loop.needs_transfer_events()
+                        || config.host.handover_needs_idle_channels
+                        || config.device.write_completion == WriteCompletion::DataTransferred,
+                    pass_open_at: None,
+                    pass_queued_at: None,
+                    last_handover_ns: None,
+                },
+                ssdsim_loop,
+                partial: config
+                    .ftl
+                    .partial_page_writes
+                    .reads_first()
+                    .then(|| PartialPages::new(g.page_bytes).expect("validated page size")),
+                rmw_held: Vec::new(),
+                held_programs: Vec::new(),
+                update_reads: Vec::new(),
+                update_read_rule: config.ftl.partial_page_writes == PartialPageWrites::UpdateRead,
+                gc_victims: (config.ftl.gc_page_move == GcPageMove::ReadAndProgram)
+                    .then(GcVictims::default),
+                link: config.host.link.build(),
+            },
+            recorder,
+            drive: Drive {
+                static_map: config.static_map(),
+                page_read_ns: config.timing.page_read_ns,
+                page_program_ns: config.timing.page_program_ns,
+                block_erase_ns: config.timing.block_erase_ns,
+                geometry: g,
+            },
         }
     }
 
     /// Sectors that exist before the trace starts, for read-modify-write
     /// (`precondition.footprint_requests = "reads"`: the sectors the trace reads).
     pub fn preload_sectors(&mut self, preload: impl Iterator<Item = (u64, u32)>) {
-        if let Some(partial) = &mut self.partial {
+        if let Some(partial) = &mut self.platform.partial {
             for (lpn, sectors) in preload {
                 partial.preload(lpn, sectors);
             }
@@ -538,10 +593,10 @@ impl Simulation {
         loop {
             // The next open-loop arrival is not kept in the event queue: it is taken when it is
             // due, before queued events of the same time (one heap operation less per request).
-            if let Some(instant) = self.ssdsim_loop.pending {
+            if let Some(instant) = self.platform.ssdsim_loop.pending {
                 // SSDsim's rules: the instant's last event is done when nothing else is due
                 // at it.
-                let next = match (self.next_arrival_ns, self.events.peek_time_ns()) {
+                let next = match (self.admission.next_arrival_ns, self.events.peek_time_ns()) {
                     (Some(a), Some(e)) => Some(a.min(e)),
                     (a, e) => a.or(e),
                 };
@@ -551,11 +606,12 @@ impl Simulation {
                 }
             }
             let arrival_due = self
+                .admission
                 .next_arrival_ns
                 .filter(|at| self.events.peek_time_ns().is_none_or(|t| *at <= t));
             let (now, event) = match arrival_due {
                 Some(at) => {
-                    self.next_arrival_ns = None;
+                    self.admission.next_arrival_ns = None;
                     self.events.advance_to(at);
                     (at, Event::Arrival)
                 }
@@ -570,8 +626,8 @@ impl Simulation {
                 Event::ArrayDone { die } => self.on_array_done(now, die),
                 Event::Done { die } => self.on_done(now, die)?,
                 Event::HostWake => {
-                    if self.host_wake_at == Some(now) {
-                        self.host_wake_at = None;
+                    if self.admission.host_wake_at == Some(now) {
+                        self.admission.host_wake_at = None;
                     }
                     self.try_dispatch(now, next_record)?;
                 }
@@ -582,10 +638,10 @@ impl Simulation {
                 Event::HostCompletion { request } => self.complete_for_host(now, request),
                 Event::ReadMerged { request } => self.on_read_merged(now, request),
             }
-            if self.ssdsim_loop.active {
-                self.ssdsim_loop.pending = Some(now);
+            if self.platform.ssdsim_loop.active {
+                self.platform.ssdsim_loop.pending = Some(now);
             }
-            if self.rules.transfer_events
+            if self.platform.rules.transfer_events
                 && !matches!(
                     event,
                     Event::Arrival
@@ -597,24 +653,26 @@ impl Simulation {
                 )
             {
                 // Every other event is the device's: SSDsim's loop makes a hand-over pass.
-                self.rules.pass_open_at = Some(now);
-                self.dispatch_pending = true;
+                self.platform.rules.pass_open_at = Some(now);
+                self.admission.dispatch_pending = true;
             }
-            if self.dispatch_pending {
-                self.dispatch_pending = false;
+            if self.admission.dispatch_pending {
+                self.admission.dispatch_pending = false;
                 self.try_dispatch(now, next_record)?;
             }
-            if self.buffer.is_some() {
+            if self.dispatch.buffer.is_some() {
                 self.flush_buffer(now)?;
             }
-            if self.events.processed().is_multiple_of(65_536) && !progress(self.pacing.records()) {
+            if self.events.processed().is_multiple_of(65_536)
+                && !progress(self.admission.pacing.records())
+            {
                 return Err(Error::Interrupted {
-                    records: self.pacing.records(),
+                    records: self.admission.pacing.records(),
                 });
             }
         }
-        progress(self.pacing.records());
-        if self.live_requests != 0 {
+        progress(self.admission.pacing.records());
+        if self.inflight.live_requests != 0 {
             return Err(self.requests_left_error());
         }
         Ok(())
@@ -624,6 +682,7 @@ impl Simulation {
     /// `--check-integrity`).
     pub fn integrity_violations(&self) -> Option<u64> {
         let buffer = self
+            .dispatch
             .buffer
             .as_ref()
             .and_then(|b| b.buffer.integrity_violations())
@@ -635,7 +694,7 @@ impl Simulation {
     /// check must then flag reads).
     #[doc(hidden)]
     pub fn lose_buffer_rewrites_for_test(&mut self) {
-        if let Some(b) = &mut self.buffer {
+        if let Some(b) = &mut self.dispatch.buffer {
             b.buffer.lose_rewrites_for_test();
         }
     }
@@ -650,13 +709,13 @@ impl Simulation {
     pub fn results(&self) -> SimResults {
         let models = Models {
             ftl: &self.ftl,
-            cmt: self.cmt.as_ref().map(|c| &c.cache),
-            buffer: self.buffer.as_ref().map(|b| &b.buffer),
+            cmt: self.dispatch.cmt.as_ref().map(|c| &c.cache),
+            buffer: self.dispatch.buffer.as_ref().map(|b| &b.buffer),
         };
         let end = RunEnd {
-            records: self.pacing.records(),
+            records: self.admission.pacing.records(),
             events: self.events.processed(),
-            last_arrival_ns: self.pacing.last_arrival_ns(),
+            last_arrival_ns: self.admission.pacing.last_arrival_ns(),
         };
         self.recorder.results(models, end)
     }

@@ -126,11 +126,13 @@ impl Simulation {
         now: u64,
         next_record: &mut dyn FnMut() -> Result<Option<Arrival>, Error>,
     ) -> Result<(), Error> {
-        self.ssdsim_loop.pending = None;
-        if self.ssdsim_loop.programs_at_transfer || self.ssdsim_loop.gc_holds_channel {
+        self.platform.ssdsim_loop.pending = None;
+        if self.platform.ssdsim_loop.programs_at_transfer
+            || self.platform.ssdsim_loop.gc_holds_channel
+        {
             self.serve_free_channels(now);
         }
-        if self.ssdsim_loop.deferred_admission {
+        if self.platform.ssdsim_loop.deferred_admission {
             self.read_due_records(now, next_record)?;
         }
         Ok(())
@@ -140,8 +142,8 @@ impl Simulation {
     /// channel has no host work, else a program (SSDsim's `process` on an idle channel, after
     /// read commands and read data, which the interconnect has served already).
     fn serve_free_channels(&mut self, now: u64) {
-        let per_channel = self.geometry.chips_per_channel;
-        for channel in 0..self.geometry.channels {
+        let per_channel = self.drive.geometry.chips_per_channel;
+        for channel in 0..self.drive.geometry.channels {
             let chips = channel * per_channel..(channel + 1) * per_channel;
             let AnyInterconnect::SharedBus(bus) = &self.interconnect else {
                 return;
@@ -153,22 +155,22 @@ impl Simulation {
             let AnyDeviceScheduler::Ssdsim(s) = &mut self.device else {
                 return;
             };
-            if self.ssdsim_loop.gc_holds_channel && s.gc_jobs_waiting(chips.clone()) {
+            if self.platform.ssdsim_loop.gc_holds_channel && s.gc_jobs_waiting(chips.clone()) {
                 // SSDsim's channel read list holds its reads until they end.
-                let reading = self.die_txn[dies.clone()]
+                let reading = self.dies.die_txn[dies.clone()]
                     .iter()
-                    .zip(&self.die_issue.blocked()[dies])
+                    .zip(&self.dies.die_issue.blocked()[dies])
                     .any(|(txn, busy)| *busy && txn.kind == TxnKind::Read);
                 if !reading && !s.host_work_waiting(chips.clone()) {
-                    if let Some(job) = s.take_gc_job(chips.clone(), self.die_issue.blocked()) {
+                    if let Some(job) = s.take_gc_job(chips.clone(), self.dies.die_issue.blocked()) {
                         self.start_gc_job(now, job);
                     }
                     // SSDsim's `process` skips the channel after `gc` (its queues are empty).
                     continue;
                 }
             }
-            if self.ssdsim_loop.programs_at_transfer {
-                if let Some(txn) = s.take_program(chips, self.die_issue.blocked()) {
+            if self.platform.ssdsim_loop.programs_at_transfer {
+                if let Some(txn) = s.take_program(chips, self.dies.die_issue.blocked()) {
                     self.queue_changed(now, txn.chip);
                     self.start(now, txn);
                 }
@@ -177,7 +179,7 @@ impl Simulation {
     }
 
     fn dies_of(&self, chips: std::ops::Range<u32>) -> std::ops::Range<usize> {
-        let d = self.geometry.dies_per_chip as usize;
+        let d = self.drive.geometry.dies_per_chip as usize;
         chips.start as usize * d..chips.end as usize * d
     }
 
@@ -187,7 +189,8 @@ impl Simulation {
     fn start_gc_job(&mut self, now: u64, job: GcJob) {
         let erase = job.erase;
         let moves = job.moves.len() as u64;
-        let channel_ns = moves * (self.ssdsim_loop.gc_move_ns + self.ssdsim_loop.gc_move_data_ns);
+        let channel_ns = moves
+            * (self.platform.ssdsim_loop.gc_move_ns + self.platform.ssdsim_loop.gc_move_data_ns);
         let held_until = now + channel_ns;
         let AnyInterconnect::SharedBus(bus) = &mut self.interconnect else {
             unreachable!("holds_channel is validated to need a shared bus");
@@ -196,22 +199,22 @@ impl Simulation {
         debug_assert!(held, "GC job started on a busy channel");
         let die = erase.die;
         self.queue_changed(now, erase.chip);
-        self.die_issue.started(die);
-        self.die_txn[die as usize] = erase;
-        self.die_stage[die as usize] = Stage::EraseCommand;
-        self.dies_working += 1;
+        self.dies.die_issue.started(die);
+        self.dies.die_txn[die as usize] = erase;
+        self.dies.die_stage[die as usize] = Stage::EraseCommand;
+        self.dies.dies_working += 1;
         for moved in &job.moves {
             self.recorder.operation_started(now, moved);
         }
         self.recorder.operation_started(now, &erase);
         self.recorder.die_started(now, erase.chip);
-        if !self.transfer_spans.is_empty() {
-            self.transfer_spans[die as usize] = (now, held_until);
+        if !self.dies.transfer_spans.is_empty() {
+            self.dies.transfer_spans[die as usize] = (now, held_until);
         }
         // The channel's release is an internal event of SSDsim (a hand-over pass).
         self.events.schedule(held_until, Event::TransferEnd { die });
         self.events
-            .schedule(held_until + self.block_erase_ns, Event::Done { die });
+            .schedule(held_until + self.drive.block_erase_ns, Event::Done { die });
     }
 
     /// SSDsim reads every trace record due by `now` into its request queue after the pass
@@ -222,36 +225,36 @@ impl Simulation {
         now: u64,
         next_record: &mut dyn FnMut() -> Result<Option<Arrival>, Error>,
     ) -> Result<(), Error> {
-        if self.live_requests == 0 {
-            self.ssdsim_loop.emptied_at.get_or_insert(now);
+        if self.inflight.live_requests == 0 {
+            self.platform.ssdsim_loop.emptied_at.get_or_insert(now);
         } else {
-            self.ssdsim_loop.emptied_at = None;
+            self.platform.ssdsim_loop.emptied_at = None;
         }
-        if self.rules.pass_open_at != Some(now) {
+        if self.platform.rules.pass_open_at != Some(now) {
             // Not an instant of SSDsim's loop: nothing is read.
             return Ok(());
         }
-        while self.lookahead_arrived && self.has_room() {
+        while self.admission.lookahead_arrived && self.has_room() {
             self.admit(now)?;
             self.fetch_next(next_record)?;
-            if self.next_arrival_ns.is_some_and(|at| at <= now) {
-                self.next_arrival_ns = None;
+            if self.admission.next_arrival_ns.is_some_and(|at| at <= now) {
+                self.admission.next_arrival_ns = None;
                 self.record_arrived(now);
             }
         }
-        if self.live_requests > 0 {
-            self.ssdsim_loop.emptied_at = None;
+        if self.inflight.live_requests > 0 {
+            self.platform.ssdsim_loop.emptied_at = None;
         }
-        if self.dies_working == 0
+        if self.dies.dies_working == 0
             && !self.host.is_empty()
-            && self.ssdsim_loop.idle_pass_at != Some(now)
+            && self.platform.ssdsim_loop.idle_pass_at != Some(now)
         {
             // No internal event is pending: SSDsim's clock stays (with the hand-over fix,
             // `current_time = max(current_time, head's arrival)`) and its next pass, at this
             // same instant, distributes.
-            self.ssdsim_loop.idle_pass_at = Some(now);
-            self.rules.last_handover_ns = None;
-            self.rules.pass_queued_at = Some(now);
+            self.platform.ssdsim_loop.idle_pass_at = Some(now);
+            self.platform.rules.last_handover_ns = None;
+            self.platform.rules.pass_queued_at = Some(now);
             self.events.schedule(now, Event::HandoverPass);
         }
         Ok(())
@@ -259,10 +262,10 @@ impl Simulation {
 
     /// The look-ahead record's arrival time has come.
     pub(super) fn record_arrived(&mut self, now: u64) {
-        if self.recorder.window_opens_at(self.next_seq) {
+        if self.recorder.window_opens_at(self.admission.next_seq) {
             self.open_window(now);
         }
-        self.lookahead_arrived = true;
+        self.admission.lookahead_arrived = true;
     }
 
     /// An arrival under `host.handover_at = "second_device_event"`. Into an empty request
@@ -277,21 +280,24 @@ impl Simulation {
         next_record: &mut dyn FnMut() -> Result<Option<Arrival>, Error>,
     ) -> Result<(), Error> {
         self.record_arrived(now);
-        if self.live_requests != 0 {
-            if self.dies_working == 0 {
+        if self.inflight.live_requests != 0 {
+            if self.dies.dies_working == 0 {
                 // No internal event is pending (the requests in the queue wait for none, e.g.
                 // a merged read): read it at this instant rather than never.
-                self.rules.pass_open_at = Some(now);
+                self.platform.rules.pass_open_at = Some(now);
             }
             return Ok(());
         }
-        if self.ssdsim_loop.emptied_at == Some(now) {
+        if self.platform.ssdsim_loop.emptied_at == Some(now) {
             // Due at SSDsim's clock (its start, 0): read with every record due, at the end of
             // this instant, which is one of its loop's.
-            self.rules.pass_open_at = Some(now);
+            self.platform.rules.pass_open_at = Some(now);
             return Ok(());
         }
-        let event_since_empty = match (self.rules.pass_open_at, self.ssdsim_loop.emptied_at) {
+        let event_since_empty = match (
+            self.platform.rules.pass_open_at,
+            self.platform.ssdsim_loop.emptied_at,
+        ) {
             (Some(event), Some(emptied)) => event > emptied,
             _ => false,
         };
@@ -300,11 +306,11 @@ impl Simulation {
             self.admit(now)?;
             self.fetch_next(next_record)?;
         }
-        self.ssdsim_loop.emptied_at = None;
-        if self.dies_working == 0 || event_since_empty {
-            self.rules.pass_open_at = Some(now);
-            if self.rules.pass_queued_at != Some(now) {
-                self.rules.pass_queued_at = Some(now);
+        self.platform.ssdsim_loop.emptied_at = None;
+        if self.dies.dies_working == 0 || event_since_empty {
+            self.platform.rules.pass_open_at = Some(now);
+            if self.platform.rules.pass_queued_at != Some(now) {
+                self.platform.rules.pass_queued_at = Some(now);
                 self.events.schedule(now, Event::HandoverPass);
             }
         }
@@ -320,22 +326,32 @@ impl Simulation {
             return false;
         }
         let host = txn.host_request();
-        if let (Some(ns), Some(id)) = (self.ssdsim_loop.merged_read_ns, host) {
-            if self.ssdsim_loop.reads_by_lpn.contains_key(&txn.lpn) {
+        if let (Some(ns), Some(id)) = (self.platform.ssdsim_loop.merged_read_ns, host) {
+            if self
+                .platform
+                .ssdsim_loop
+                .reads_by_lpn
+                .contains_key(&txn.lpn)
+            {
                 self.events
                     .schedule(now + ns, Event::ReadMerged { request: id });
                 return true;
             }
         }
-        if self.ssdsim_loop.merged_read_ns.is_some() {
-            *self.ssdsim_loop.reads_by_lpn.entry(txn.lpn).or_insert(0) += 1;
+        if self.platform.ssdsim_loop.merged_read_ns.is_some() {
+            *self
+                .platform
+                .ssdsim_loop
+                .reads_by_lpn
+                .entry(txn.lpn)
+                .or_insert(0) += 1;
         }
-        if self.ssdsim_loop.read_held_sectors && host.is_some() {
+        if self.platform.ssdsim_loop.read_held_sectors && host.is_some() {
             let lpn = u64::from(txn.lpn);
             let mapped = self.ftl.mapped_target(lpn).is_some();
-            let held = match &self.partial {
+            let held = match &self.platform.partial {
                 Some(partial) => partial.held(lpn, mapped).count_ones() * SECTOR_BYTES as u32,
-                None if mapped => self.geometry.page_bytes,
+                None if mapped => self.drive.geometry.page_bytes,
                 None => 0,
             };
             // A page holding nothing (never written; SSDsim writes every page a trace reads
@@ -352,7 +368,7 @@ impl Simulation {
     /// `find_read_sub_request`), so later reads of the page no longer merge with it.
     #[inline(never)]
     pub(super) fn ssdsim_read_leaves(&mut self, txn: &Transaction) {
-        let reads = &mut self.ssdsim_loop.reads_by_lpn;
+        let reads = &mut self.platform.ssdsim_loop.reads_by_lpn;
         if let Some(count) = reads.get_mut(&txn.lpn) {
             *count -= 1;
             if *count == 0 {

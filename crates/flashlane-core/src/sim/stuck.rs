@@ -14,7 +14,7 @@ impl Simulation {
             Error::Workload(format!(
                 "internal error: {} requests never completed (host scheduler held them with no \
                  timer set)",
-                self.live_requests
+                self.inflight.live_requests
             ))
         })
     }
@@ -23,8 +23,8 @@ impl Simulation {
     /// will never free a block (ftl::Ftl::stuck_plane): say which plane, why, and which keys
     /// make the data fit, instead of an internal error.
     fn stuck_writes_error(&self) -> Option<Error> {
-        let mut planes = (0..self.stalled_writes.len() as u32).filter_map(|plane| {
-            let waiting = self.stalled_writes[plane as usize].len();
+        let mut planes = (0..self.dispatch.stalled_writes.len() as u32).filter_map(|plane| {
+            let waiting = self.dispatch.stalled_writes[plane as usize].len();
             (waiting > 0)
                 .then(|| self.ftl.stuck_plane(plane).map(|s| (plane, waiting, s)))
                 .flatten()
@@ -44,13 +44,13 @@ impl Simulation {
              open blocks). Lower precondition.fill_fraction or the trace's footprint, raise \
              ftl.overprovisioning_fraction or geometry.blocks_per_plane, or lower \
              ftl.write_stall_below_free_blocks",
-            self.live_requests,
+            self.inflight.live_requests,
             stuck.free_blocks,
             stuck.stall_below_free_blocks,
             stuck.valid_pages,
             stuck.stall_below_free_blocks,
             stuck.blocks,
-            self.geometry.pages_per_block
+            self.drive.geometry.pages_per_block
         )))
     }
 }
