@@ -213,9 +213,9 @@ struct SsdsimRules {
 pub struct Simulation {
     /// The drive's fixed figures.
     drive: Drive,
-    events: EventQueue<Event>,
 
-    // The models the flow drives.
+    // The event queue and the models the flow drives.
+    events: EventQueue<Event>,
     pub(crate) host: AnyHostScheduler,
     device: AnyDeviceScheduler,
     pub(crate) interconnect: AnyInterconnect,
@@ -252,7 +252,7 @@ struct InFlight {
     requests: Vec<Request>,
     free_requests: Vec<u32>,
     live_requests: u64,
-    /// The requests of each device-queue slot, and the free slots.
+    /// How many requests each device-queue slot's command still holds, and the free slots.
     slot_members: Vec<u32>,
     free_slots: Vec<u32>,
     outstanding_slots: u32,
