@@ -79,12 +79,24 @@ pub(crate) enum RecordStream {
     Synthetic(Box<SyntheticReader>),
 }
 
+/// Records a source reads at a time (see [`TraceReader::next_records`]).
+const BATCH_RECORDS: usize = 128;
+
 impl RecordStream {
     fn next_record(&mut self) -> Result<Option<TraceRecord>, Error> {
         Ok(match self {
             RecordStream::Trace(_, reader) => reader.next_record()?,
             RecordStream::Synthetic(reader) => reader.next_record()?,
         })
+    }
+
+    /// Appends the next records (see [`TraceReader::next_records`]).
+    fn next_records(&mut self, out: &mut Vec<TraceRecord>) -> Result<(), Error> {
+        match self {
+            RecordStream::Trace(_, reader) => reader.next_records(out, BATCH_RECORDS)?,
+            RecordStream::Synthetic(reader) => out.extend(reader.next_record()?),
+        }
+        Ok(())
     }
 
     fn format_name(&self) -> &'static str {
@@ -200,12 +212,36 @@ struct Source {
     input: TraceInput,
     reader: RecordStream,
     base_ns: Option<u64>,
-    lookahead: Option<TraceRecord>,
+    /// Records read, `read[next]` the look-ahead (none when `next` is past the end: the
+    /// trace ended). A batch changes no reader counter after its first record, so the reports
+    /// are those of reading one record ahead.
+    read: Vec<TraceRecord>,
+    next: usize,
+    /// The counters of [`Inputs::counters`] may have moved since the recorder last saw them.
+    counters_moved: bool,
     address_base: u64,
     span: u64,
     /// Sorted distinct original page numbers (remap policy).
     remap_pages: Option<Vec<u64>>,
     report: SourceReport,
+}
+
+impl Source {
+    /// The look-ahead record.
+    #[inline]
+    fn lookahead(&self) -> Option<&TraceRecord> {
+        self.read.get(self.next)
+    }
+
+    /// The next batch of records in place of the used-up one; true when the trace ended.
+    #[inline(never)]
+    fn read_more(&mut self) -> Result<bool, Error> {
+        self.read.clear();
+        self.next = 0;
+        self.counters_moved = true;
+        self.reader.next_records(&mut self.read)?;
+        Ok(self.read.is_empty())
+    }
 }
 
 /// Merges the traces by (rebased) time and applies the address policy.
@@ -282,7 +318,9 @@ impl Inputs {
                 input,
                 reader,
                 base_ns: None,
-                lookahead: None,
+                read: Vec::with_capacity(BATCH_RECORDS),
+                next: 0,
+                counters_moved: true,
                 address_base: share * i as u64,
                 span: share,
                 remap_pages,
@@ -365,7 +403,9 @@ impl Inputs {
                 reader: source.input.open()?,
                 input: source.input,
                 base_ns: None,
-                lookahead: None,
+                read: Vec::with_capacity(BATCH_RECORDS),
+                next: 0,
+                counters_moved: true,
                 address_base: source.address_base,
                 span: source.span,
                 remap_pages: source.remap_pages,
@@ -410,19 +450,28 @@ impl Inputs {
         self.sources.iter().map(|s| s.reader.notes()).collect()
     }
 
-    /// Read the next record of source `i` that passes the device filter.
+    /// Move source `i`'s look-ahead to its next record that passes the device filter, reading
+    /// on when none is left (the first call finds the first record).
+    #[inline]
     fn refill(&mut self, i: usize) -> Result<(), Error> {
         let source = &mut self.sources[i];
-        source.lookahead = None;
-        while let Some(record) = source.reader.next_record()? {
-            if source.input.device.is_some_and(|d| d != record.device) {
-                source.report.filtered_records += 1;
-                continue;
+        loop {
+            match source.read.get(source.next) {
+                Some(record) => {
+                    if source.input.device.is_none_or(|d| d == record.device) {
+                        return Ok(());
+                    }
+                    source.report.filtered_records += 1;
+                    source.counters_moved = true;
+                    source.next += 1;
+                }
+                None => {
+                    if source.read_more()? {
+                        return Ok(());
+                    }
+                }
             }
-            source.lookahead = Some(record);
-            break;
         }
-        Ok(())
     }
 
     /// The next record over all traces, earliest rebased time first (ties: first trace).
@@ -438,9 +487,13 @@ impl Inputs {
         }
         let arrival = self.read_arrival()?;
         if self.recorder.as_ref().is_some_and(Recorder::recording) {
+            // Only a read, a filtered or a folded record moves a counter.
             let counters = match &arrival {
-                Some(a) => self.counters(a.source as usize),
-                None => [0; 5],
+                Some(a) if self.sources[a.source as usize].counters_moved => {
+                    self.sources[a.source as usize].counters_moved = false;
+                    Some(self.counters(a.source as usize))
+                }
+                _ => None,
             };
             if let Some(recorder) = &mut self.recorder {
                 recorder.record(arrival.as_ref(), counters);
@@ -453,7 +506,7 @@ impl Inputs {
     fn read_arrival(&mut self) -> Result<Option<Arrival>, Error> {
         let mut best: Option<(u64, usize)> = None;
         for (i, source) in self.sources.iter_mut().enumerate() {
-            if let Some(record) = &source.lookahead {
+            if let Some(record) = source.read.get(source.next) {
                 let base = *source.base_ns.get_or_insert(record.time_ns);
                 let t = record.time_ns.saturating_sub(base);
                 if best.is_none_or(|(bt, _)| t < bt) {
@@ -462,9 +515,12 @@ impl Inputs {
             }
         }
         let Some((t, i)) = best else { return Ok(None) };
-        let Some(mut record) = self.sources[i].lookahead else {
+        let source = &mut self.sources[i];
+        let Some(&record) = source.read.get(source.next) else {
             return Ok(None);
         };
+        let mut record = record;
+        source.next += 1;
         self.refill(i)?;
         // Unscaled times stay exact integers (f64 holds only 53 bits).
         let (time_ns, scaled) = if self.time_scale == 1.0 {
@@ -497,7 +553,7 @@ impl Inputs {
         let single = self.sources.len() == 1;
         let source = &mut self.sources[i];
         source.report.records += 1;
-        let next_offset_hint = match (&source.lookahead, &source.remap_pages) {
+        let next_offset_hint = match (source.lookahead(), &source.remap_pages) {
             (Some(next), None) if single => Some(next.offset_bytes),
             _ => None,
         };
@@ -533,6 +589,7 @@ impl Inputs {
                     }
                     record.offset_bytes = offset;
                     source.report.folded_records += 1;
+                    source.counters_moved = true;
                 }
                 _ => {
                     return Err(Error::Workload(format!(

@@ -104,10 +104,11 @@ impl Recorder {
         self.out.is_some() && !self.ended
     }
 
-    /// Keep `arrival` (`None`: the inputs ended) and its source's counters after it. Inlined
-    /// into the per-record path (codegen-unit boundaries otherwise move with unrelated code).
+    /// Keep `arrival` (`None`: the inputs ended) and its source's counters after it (`None`:
+    /// the same as after its last arrival). Inlined into the per-record path (codegen-unit
+    /// boundaries otherwise move with unrelated code).
     #[inline]
-    pub(crate) fn record(&mut self, arrival: Option<&Arrival>, counters: Counters) {
+    pub(crate) fn record(&mut self, arrival: Option<&Arrival>, counters: Option<Counters>) {
         let mut entry = [0u8; MAX_ENTRY_BYTES];
         let mut len = ENTRY_BYTES;
         let flags = match arrival {
@@ -134,7 +135,8 @@ impl Recorder {
                 }
                 let last = &mut self.last[a.source as usize];
                 // Element by element: comparing the arrays calls `memcmp`.
-                if last.iter().zip(&counters).any(|(a, b)| a != b) {
+                if let Some(counters) = counters.filter(|c| last.iter().zip(c).any(|(a, b)| a != b))
+                {
                     flags |= FLAG_COUNTERS;
                     for c in counters {
                         entry[len..len + 8].copy_from_slice(&c.to_le_bytes());
@@ -375,10 +377,10 @@ mod tests {
         let mut recorder = Recorder::new(vec![[7, 0, 0, 0, 1]; 3]);
         for (arrival, counters) in steps {
             assert!(recorder.recording());
-            recorder.record(Some(arrival), *counters);
+            recorder.record(Some(arrival), Some(*counters));
         }
         if end {
-            recorder.record(None, [0; 5]);
+            recorder.record(None, None);
             assert!(!recorder.recording());
         }
         recorder

@@ -21,6 +21,8 @@ impl AsciiLayout {
 }
 
 impl LineLayout for AsciiLayout {
+    const PURE: bool = true;
+
     fn format(&self) -> TraceFormat {
         self.format
     }
@@ -245,6 +247,95 @@ mod tests {
             assert!(layout
                 .parse_plain_integers(b"7657 0 127543800 8 1")
                 .is_some());
+        }
+    }
+
+    /// What a reader says after each step: its counters and notes.
+    fn state(reader: &AsciiReader) -> ([u64; 3], crate::trace::ReaderNotes) {
+        use crate::trace::TraceReader;
+        (reader.counters(), reader.notes())
+    }
+
+    /// Reading in batches gives the records reading one at a time gives, and after each batch
+    /// the counters and notes reading its first record gave (or the same error where the
+    /// record would have been): blank lines, CRLF, a byte-order mark, bad lines, clamped and
+    /// refused steps back, lines across the input buffer's end, an overlong line, no last
+    /// newline.
+    #[test]
+    fn batches_read_what_single_records_read() {
+        use crate::trace::TraceReader;
+        let mut text = String::from("\u{feff}");
+        for i in 0..2000u64 {
+            let t = i * 10_000_000;
+            if i == 500 {
+                // Far ahead: the next 150 records step back past the tolerance.
+                text.push_str(&format!("{} 0 8 8 1\n", t + 1_500_000_000));
+            }
+            text.push_str(&match i % 53 {
+                3 => "\n".to_string(),
+                5 => "  \t\r\n".to_string(),
+                7 => format!("{t} 0 {} 8 1\r\n", i * 8),
+                11 => "not a record\n".to_string(),
+                13 => format!("{} 0 8 8 1\n", t - 500),
+                17 => format!("{} 1 8 8 0\n", t.saturating_sub(1_500_000_000)),
+                19 => format!("{t}\t1  {} 16 0 \n", i * 16),
+                23 => format!("{t} 0 8 0 1\n"),
+                29 if i < 1000 => format!("{}\n", "9".repeat(70_000)),
+                _ => format!("{t} {} {} 8 {}\n", i % 3, i * 8, i % 2),
+            });
+        }
+        text.push_str("20000000000 0 8 8 1");
+        for max_bad_lines in [0, 30, 1000] {
+            let options = ReaderOptions {
+                max_bad_lines,
+                ..ReaderOptions::default()
+            };
+            let open = |capacity: usize| {
+                let input = std::io::BufReader::with_capacity(
+                    capacity,
+                    std::io::Cursor::new(text.clone().into_bytes()),
+                );
+                AsciiReader::with_options(
+                    PathBuf::from("t.mqsim"),
+                    Box::new(input),
+                    TraceFormat::Mqsim,
+                    &options,
+                )
+            };
+            // One at a time: each record, and the state after it; then the end or the error.
+            let mut single = open(1 << 16);
+            let mut expected = Vec::new();
+            let end = loop {
+                match single.next_record() {
+                    Ok(Some(record)) => expected.push((record, state(&single))),
+                    Ok(None) => break Ok(()),
+                    Err(e) => break Err(e),
+                }
+            };
+            for (capacity, max) in [(1 << 16, 128), (1 << 16, 1), (100, 3), (4096, 128)] {
+                let mut batched = open(capacity);
+                let mut got = 0;
+                let mut out = Vec::new();
+                let batch_end = loop {
+                    out.clear();
+                    match batched.next_records(&mut out, max) {
+                        Ok(()) if out.is_empty() => break Ok(()),
+                        Ok(()) => {
+                            assert!(out.len() <= max);
+                            let (_, first_state) = &expected[got];
+                            assert_eq!(&state(&batched), first_state, "record {got}");
+                            for record in &out {
+                                assert_eq!(*record, expected[got].0, "record {got}");
+                                got += 1;
+                            }
+                        }
+                        Err(e) => break Err(e),
+                    }
+                };
+                assert_eq!(got, expected.len(), "capacity {capacity}, max {max}");
+                assert_eq!(batch_end, end, "capacity {capacity}, max {max}");
+                assert_eq!(state(&batched), state(&single));
+            }
         }
     }
 }
