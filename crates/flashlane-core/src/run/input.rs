@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use super::spill::{self, Counters, Recorder, Replayed};
+use super::spill::{self, Counters, Recorder};
 use crate::trace::{
     self, ReaderNotes, ReaderOptions, SpilledStream, TraceFormat, TraceReader, TraceRecord,
 };
@@ -478,12 +478,13 @@ impl Inputs {
     pub fn next_arrival(&mut self) -> Result<Option<Arrival>, Error> {
         if let Some(replay) = &mut self.replay {
             let hint = self.sources.len() == 1 && self.sources[0].remap_pages.is_none();
-            match replay.next(hint)? {
-                Replayed::Arrival(arrival) => return Ok(Some(arrival)),
-                Replayed::End => return Ok(None),
-                // The first pass's inputs stopped here: they go on.
-                Replayed::UsedUp => self.replay = None,
+            // Returned as it is (no copy into a new `Ok(Some(..))`).
+            let next = replay.next(hint);
+            if !matches!(next, Ok(None)) || replay.ended() {
+                return next;
             }
+            // The copy is used up: the first pass's inputs stopped here, and go on.
+            self.replay = None;
         }
         let arrival = self.read_arrival()?;
         if self.recorder.as_ref().is_some_and(Recorder::recording) {
@@ -504,17 +505,30 @@ impl Inputs {
 
     /// [`Inputs::next_arrival`] from the traces themselves.
     fn read_arrival(&mut self) -> Result<Option<Arrival>, Error> {
-        let mut best: Option<(u64, usize)> = None;
-        for (i, source) in self.sources.iter_mut().enumerate() {
-            if let Some(record) = source.read.get(source.next) {
-                let base = *source.base_ns.get_or_insert(record.time_ns);
-                let t = record.time_ns.saturating_sub(base);
-                if best.is_none_or(|(bt, _)| t < bt) {
-                    best = Some((t, i));
-                }
+        let (t, i) = match self.sources.as_mut_slice() {
+            // One trace (the usual case): no merge.
+            [source] => {
+                let Some(&TraceRecord { time_ns, .. }) = source.lookahead() else {
+                    return Ok(None);
+                };
+                let base = *source.base_ns.get_or_insert(time_ns);
+                (time_ns.saturating_sub(base), 0)
             }
-        }
-        let Some((t, i)) = best else { return Ok(None) };
+            sources => {
+                let mut best: Option<(u64, usize)> = None;
+                for (i, source) in sources.iter_mut().enumerate() {
+                    if let Some(record) = source.read.get(source.next) {
+                        let base = *source.base_ns.get_or_insert(record.time_ns);
+                        let t = record.time_ns.saturating_sub(base);
+                        if best.is_none_or(|(bt, _)| t < bt) {
+                            best = Some((t, i));
+                        }
+                    }
+                }
+                let Some(best) = best else { return Ok(None) };
+                best
+            }
+        };
         let source = &mut self.sources[i];
         let Some(&record) = source.read.get(source.next) else {
             return Ok(None);
@@ -522,29 +536,20 @@ impl Inputs {
         let mut record = record;
         source.next += 1;
         self.refill(i)?;
-        // Unscaled times stay exact integers (f64 holds only 53 bits).
-        let (time_ns, scaled) = if self.time_scale == 1.0 {
-            (t, t as f64)
+        record.time_ns = if self.time_scale == 1.0 {
+            // Unscaled times stay exact integers (f64 holds only 53 bits), and within the
+            // limit whenever `t` is.
+            if t > MAX_ARRIVAL_NS {
+                return Err(self.too_late(i, t, t as f64));
+            }
+            t
         } else {
             let scaled = (t as f64 * self.time_scale).round();
-            (scaled as u64, scaled)
+            if scaled as u64 > MAX_ARRIVAL_NS || scaled > MAX_ARRIVAL_NS as f64 {
+                return Err(self.too_late(i, t, scaled));
+            }
+            scaled as u64
         };
-        if time_ns > MAX_ARRIVAL_NS || scaled > MAX_ARRIVAL_NS as f64 {
-            let source = &self.sources[i];
-            return Err(Error::Workload(format!(
-                "{}: record {} arrives {t} ns after the trace's first record{}, past the \
-                 2^60 ns (36.5 years) the simulator's clock allows: a wrong time (or --format \
-                 with the wrong time unit)",
-                source.input.path.display(),
-                source.report.records + source.report.filtered_records + 1,
-                if self.time_scale == 1.0 {
-                    String::new()
-                } else {
-                    format!(" ({scaled:e} ns at --time-scale {})", self.time_scale)
-                }
-            )));
-        }
-        record.time_ns = time_ns;
         self.place(i, &mut record)?;
         if self.sources.len() > 1 {
             // In a mix each trace is one application: its own stream for per-stream schedulers.
@@ -562,6 +567,25 @@ impl Inputs {
             source: i as u16,
             next_offset_hint,
         }))
+    }
+
+    /// The error for a record of source `i` that arrives `t` ns (`scaled` after the time
+    /// scale) after the trace's first record, past [`MAX_ARRIVAL_NS`].
+    #[cold]
+    fn too_late(&self, i: usize, t: u64, scaled: f64) -> Error {
+        let source = &self.sources[i];
+        Error::Workload(format!(
+            "{}: record {} arrives {t} ns after the trace's first record{}, past the \
+             2^60 ns (36.5 years) the simulator's clock allows: a wrong time (or --format \
+             with the wrong time unit)",
+            source.input.path.display(),
+            source.report.records + source.report.filtered_records + 1,
+            if self.time_scale == 1.0 {
+                String::new()
+            } else {
+                format!(" ({scaled:e} ns at --time-scale {})", self.time_scale)
+            }
+        ))
     }
 
     /// Move the record into its trace's share of the logical space under the address policy.
