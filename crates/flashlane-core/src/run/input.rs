@@ -227,6 +227,18 @@ struct Source {
 }
 
 impl Source {
+    /// The report counters a replay cannot count itself (see [`spill::Counters`]).
+    fn counters(&self) -> Counters {
+        let [bad, skipped, clamped] = self.reader.reader_counters();
+        [
+            self.report.filtered_records,
+            self.report.folded_records,
+            bad,
+            skipped,
+            clamped,
+        ]
+    }
+
     /// The look-ahead record.
     #[inline]
     fn lookahead(&self) -> Option<&TraceRecord> {
@@ -353,15 +365,7 @@ impl Inputs {
 
     /// Source `i`'s report counters a replay cannot count itself (see [`spill::Counters`]).
     fn counters(&self, i: usize) -> Counters {
-        let source = &self.sources[i];
-        let [bad, skipped, clamped] = source.reader.reader_counters();
-        [
-            source.report.filtered_records,
-            source.report.folded_records,
-            bad,
-            skipped,
-            clamped,
-        ]
+        self.sources[i].counters()
     }
 
     /// The same inputs from their first record again, every counter back to zero: inputs
@@ -476,31 +480,37 @@ impl Inputs {
 
     /// The next record over all traces, earliest rebased time first (ties: first trace).
     pub fn next_arrival(&mut self) -> Result<Option<Arrival>, Error> {
+        // Both ways the arrival is returned as built, straight into the caller's result (a
+        // local moved into `Ok(..)` was copied).
         if let Some(replay) = &mut self.replay {
-            let hint = self.sources.len() == 1 && self.sources[0].remap_pages.is_none();
-            // Returned as it is (no copy into a new `Ok(Some(..))`).
-            let next = replay.next(hint);
-            if !matches!(next, Ok(None)) || replay.ended() {
-                return next;
+            if replay.has_more()? {
+                let hint = self.sources.len() == 1 && self.sources[0].remap_pages.is_none();
+                return replay.next(hint);
             }
             // The copy is used up: the first pass's inputs stopped here, and go on.
             self.replay = None;
         }
-        let arrival = self.read_arrival()?;
-        if self.recorder.as_ref().is_some_and(Recorder::recording) {
-            // Only a read, a filtered or a folded record moves a counter.
-            let counters = match &arrival {
-                Some(a) if self.sources[a.source as usize].counters_moved => {
-                    self.sources[a.source as usize].counters_moved = false;
-                    Some(self.counters(a.source as usize))
-                }
-                _ => None,
-            };
-            if let Some(recorder) = &mut self.recorder {
-                recorder.record(arrival.as_ref(), counters);
-            }
+        self.read_arrival()
+    }
+
+    /// The end of the inputs, kept by the recorder of a first pass.
+    fn ended(&mut self) -> Result<Option<Arrival>, Error> {
+        if let Some(recorder) = self.recorder.as_mut().filter(|r| r.recording()) {
+            recorder.end();
         }
-        Ok(arrival)
+        Ok(None)
+    }
+
+    /// Keep the arrival of `record` from source `i` (a first pass's recorder).
+    #[inline]
+    fn record(&mut self, record: &TraceRecord, i: usize) {
+        if let Some(recorder) = self.recorder.as_mut().filter(|r| r.recording()) {
+            let source = &mut self.sources[i];
+            // Only a read, a filtered or a folded record moves a counter.
+            let counters = source.counters_moved.then(|| source.counters());
+            source.counters_moved = false;
+            recorder.record(record, i as u16, counters);
+        }
     }
 
     /// [`Inputs::next_arrival`] from the traces themselves.
@@ -509,7 +519,7 @@ impl Inputs {
             // One trace (the usual case): no merge.
             [source] => {
                 let Some(&TraceRecord { time_ns, .. }) = source.lookahead() else {
-                    return Ok(None);
+                    return self.ended();
                 };
                 let base = *source.base_ns.get_or_insert(time_ns);
                 (time_ns.saturating_sub(base), 0)
@@ -525,13 +535,15 @@ impl Inputs {
                         }
                     }
                 }
-                let Some(best) = best else { return Ok(None) };
+                let Some(best) = best else {
+                    return self.ended();
+                };
                 best
             }
         };
         let source = &mut self.sources[i];
         let Some(&record) = source.read.get(source.next) else {
-            return Ok(None);
+            return self.ended();
         };
         let mut record = record;
         source.next += 1;
@@ -562,6 +574,7 @@ impl Inputs {
             (Some(next), None) if single => Some(next.offset_bytes),
             _ => None,
         };
+        self.record(&record, i);
         Ok(Some(Arrival {
             record,
             source: i as u16,

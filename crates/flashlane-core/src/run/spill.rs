@@ -118,56 +118,67 @@ impl Recorder {
         self.used = 0;
     }
 
-    /// Keep `arrival` (`None`: the inputs ended) and its source's counters after it (`None`:
-    /// the same as after its last arrival). Inlined into the per-record path (codegen-unit
-    /// boundaries otherwise move with unrelated code).
+    /// The next whole entry's room in the buffer.
     #[inline]
-    pub(crate) fn record(&mut self, arrival: Option<&Arrival>, counters: Option<Counters>) {
+    fn entry(&mut self) -> &mut [u8; MAX_ENTRY_BYTES] {
         if self.used + MAX_ENTRY_BYTES > self.buffer.len() {
             self.flush();
         }
-        let entry: &mut [u8; MAX_ENTRY_BYTES] = (&mut self.buffer
-            [self.used..self.used + MAX_ENTRY_BYTES])
+        (&mut self.buffer[self.used..self.used + MAX_ENTRY_BYTES])
             .try_into()
-            .expect("a whole entry");
+            .expect("a whole entry")
+    }
+
+    /// Keep the end of the inputs.
+    pub(crate) fn end(&mut self) {
+        self.ended = true;
+        let entry = self.entry();
+        entry[30..32].copy_from_slice(&FLAG_END.to_le_bytes());
+        self.add(ENTRY_BYTES);
+    }
+
+    /// Keep the arrival of `r` from `source` and the source's counters after it (`None`: the
+    /// same as after its last arrival). Inlined into the per-record path (codegen-unit
+    /// boundaries otherwise move with unrelated code).
+    #[inline]
+    pub(crate) fn record(&mut self, r: &TraceRecord, source: u16, counters: Option<Counters>) {
+        let last = &mut self.last[source as usize];
+        // Element by element: comparing the arrays calls `memcmp`.
+        let counters = counters.filter(|c| last.iter().zip(c).any(|(a, b)| a != b));
+        if let Some(counters) = counters {
+            *last = counters;
+        }
+        let entry = self.entry();
         let mut len = ENTRY_BYTES;
-        let flags = match arrival {
-            None => {
-                self.ended = true;
-                FLAG_END
-            }
-            Some(a) => {
-                let r = &a.record;
-                let mut flags = match r.op {
-                    Op::Write => FLAG_WRITE,
-                    Op::Read => 0,
-                };
-                entry[0..8].copy_from_slice(&r.time_ns.to_le_bytes());
-                entry[8..16].copy_from_slice(&r.offset_bytes.to_le_bytes());
-                entry[16..20].copy_from_slice(&(r.size_bytes as u32).to_le_bytes());
-                entry[20..24].copy_from_slice(&r.stream.to_le_bytes());
-                entry[24..28].copy_from_slice(&r.device.to_le_bytes());
-                entry[28..30].copy_from_slice(&a.source.to_le_bytes());
-                if r.size_bytes > u64::from(u32::MAX) {
-                    flags |= FLAG_WIDE_SIZE;
-                    entry[len..len + 8].copy_from_slice(&r.size_bytes.to_le_bytes());
-                    len += 8;
-                }
-                let last = &mut self.last[a.source as usize];
-                // Element by element: comparing the arrays calls `memcmp`.
-                if let Some(counters) = counters.filter(|c| last.iter().zip(c).any(|(a, b)| a != b))
-                {
-                    flags |= FLAG_COUNTERS;
-                    for c in counters {
-                        entry[len..len + 8].copy_from_slice(&c.to_le_bytes());
-                        len += 8;
-                    }
-                    *last = counters;
-                }
-                flags
-            }
+        let mut flags = match r.op {
+            Op::Write => FLAG_WRITE,
+            Op::Read => 0,
         };
+        entry[0..8].copy_from_slice(&r.time_ns.to_le_bytes());
+        entry[8..16].copy_from_slice(&r.offset_bytes.to_le_bytes());
+        entry[16..20].copy_from_slice(&(r.size_bytes as u32).to_le_bytes());
+        entry[20..24].copy_from_slice(&r.stream.to_le_bytes());
+        entry[24..28].copy_from_slice(&r.device.to_le_bytes());
+        entry[28..30].copy_from_slice(&source.to_le_bytes());
+        if r.size_bytes > u64::from(u32::MAX) {
+            flags |= FLAG_WIDE_SIZE;
+            entry[len..len + 8].copy_from_slice(&r.size_bytes.to_le_bytes());
+            len += 8;
+        }
+        if let Some(counters) = counters {
+            flags |= FLAG_COUNTERS;
+            for c in counters {
+                entry[len..len + 8].copy_from_slice(&c.to_le_bytes());
+                len += 8;
+            }
+        }
         entry[30..32].copy_from_slice(&flags.to_le_bytes());
+        self.add(len);
+    }
+
+    /// Count an entry of `len` bytes just written into the buffer.
+    #[inline]
+    fn add(&mut self, len: usize) {
         self.used += len;
         self.written += len as u64;
         if self.written > MAX_SPILL_BYTES {
@@ -240,19 +251,33 @@ impl Replay {
         Ok(())
     }
 
+    /// At least one whole entry in the buffer, unless the file is used up.
+    #[inline]
+    fn fill(&mut self) -> Result<(), Error> {
+        if self.end - self.start < MAX_ENTRY_BYTES && !self.file_done {
+            self.read_more()?;
+        }
+        Ok(())
+    }
+
+    /// Whether [`Replay::next`] has an arrival or the end to give, rather than a copy used up
+    /// without an end (the first pass stopped there: read on from it).
+    #[inline]
+    pub(crate) fn has_more(&mut self) -> Result<bool, Error> {
+        self.fill()?;
+        Ok(self.ended || self.end > self.start)
+    }
+
     /// The next arrival; `None` when the inputs ended (see [`Replay::ended`]: then at every
-    /// later call) or the copy is used up without an end (the first pass stopped here: read
-    /// on from it). With `hint`, its `next_offset_hint` is the offset of the arrival after it
-    /// when that one is already buffered.
+    /// later call) or the copy is used up (see [`Replay::has_more`]). With `hint`, its
+    /// `next_offset_hint` is the offset of the arrival after it when that one is already
+    /// buffered.
     #[inline]
     pub(crate) fn next(&mut self, hint: bool) -> Result<Option<Arrival>, Error> {
         if self.ended {
             return Ok(None);
         }
-        // At least one whole entry, unless the file is used up.
-        if self.end - self.start < MAX_ENTRY_BYTES && !self.file_done {
-            self.read_more()?;
-        }
+        self.fill()?;
         let available = self.end - self.start;
         if available < ENTRY_BYTES {
             return match available {
@@ -324,6 +349,7 @@ impl Replay {
     }
 
     /// Whether the inputs ended (rather than the copy being used up).
+    #[cfg(test)]
     pub(crate) fn ended(&self) -> bool {
         self.ended
     }
@@ -397,10 +423,10 @@ mod tests {
         let mut recorder = Recorder::new(vec![[7, 0, 0, 0, 1]; 3]);
         for (arrival, counters) in steps {
             assert!(recorder.recording());
-            recorder.record(Some(arrival), Some(*counters));
+            recorder.record(&arrival.record, arrival.source, Some(*counters));
         }
         if end {
-            recorder.record(None, None);
+            recorder.end();
             assert!(!recorder.recording());
         }
         recorder
