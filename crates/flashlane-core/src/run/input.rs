@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use super::spill::{self, Counters, Recorder, Replayed};
+use super::spill::{self, Counters, Recorder};
 use crate::replay::{AddressPolicy, Arrival, Replay, SourceReport};
 use crate::trace::{
     self, ReaderNotes, ReaderOptions, SpilledStream, TraceFormat, TraceReader, TraceRecord,
@@ -78,12 +78,24 @@ pub(crate) enum RecordStream {
     Synthetic(Box<SyntheticReader>),
 }
 
+/// Records a source reads at a time (see [`TraceReader::next_records`]).
+const BATCH_RECORDS: usize = 128;
+
 impl RecordStream {
     fn next_record(&mut self) -> Result<Option<TraceRecord>, Error> {
         Ok(match self {
             RecordStream::Trace(_, reader) => reader.next_record()?,
             RecordStream::Synthetic(reader) => reader.next_record()?,
         })
+    }
+
+    /// Appends the next records (see [`TraceReader::next_records`]).
+    fn next_records(&mut self, out: &mut Vec<TraceRecord>) -> Result<(), Error> {
+        match self {
+            RecordStream::Trace(_, reader) => reader.next_records(out, BATCH_RECORDS)?,
+            RecordStream::Synthetic(reader) => out.extend(reader.next_record()?),
+        }
+        Ok(())
     }
 
     fn format_name(&self) -> &'static str {
@@ -124,12 +136,48 @@ struct Source {
     input: TraceInput,
     reader: RecordStream,
     base_ns: Option<u64>,
-    lookahead: Option<TraceRecord>,
+    /// Records read, `read[next]` the look-ahead (none when `next` is past the end: the
+    /// trace ended). A batch changes no reader counter after its first record, so the reports
+    /// are those of reading one record ahead.
+    read: Vec<TraceRecord>,
+    next: usize,
+    /// The counters of [`Inputs::counters`] may have moved since the recorder last saw them.
+    counters_moved: bool,
     address_base: u64,
     span: u64,
     /// Sorted distinct original page numbers (remap policy).
     remap_pages: Option<Vec<u64>>,
     report: SourceReport,
+}
+
+impl Source {
+    /// The report counters a replay cannot count itself (see [`spill::Counters`]).
+    fn counters(&self) -> Counters {
+        let [bad, skipped, clamped] = self.reader.reader_counters();
+        [
+            self.report.filtered_records,
+            self.report.folded_records,
+            bad,
+            skipped,
+            clamped,
+        ]
+    }
+
+    /// The look-ahead record.
+    #[inline]
+    fn lookahead(&self) -> Option<&TraceRecord> {
+        self.read.get(self.next)
+    }
+
+    /// The next batch of records in place of the used-up one; true when the trace ended.
+    #[inline(never)]
+    fn read_more(&mut self) -> Result<bool, Error> {
+        self.read.clear();
+        self.next = 0;
+        self.counters_moved = true;
+        self.reader.next_records(&mut self.read)?;
+        Ok(self.read.is_empty())
+    }
 }
 
 /// Merges the traces by (rebased) time and applies the address policy.
@@ -206,7 +254,9 @@ impl Inputs {
                 input,
                 reader,
                 base_ns: None,
-                lookahead: None,
+                read: Vec::with_capacity(BATCH_RECORDS),
+                next: 0,
+                counters_moved: true,
                 address_base: share * i as u64,
                 span: share,
                 remap_pages,
@@ -239,15 +289,7 @@ impl Inputs {
 
     /// Source `i`'s report counters a replay cannot count itself (see [`spill::Counters`]).
     fn counters(&self, i: usize) -> Counters {
-        let source = &self.sources[i];
-        let [bad, skipped, clamped] = source.reader.reader_counters();
-        [
-            source.report.filtered_records,
-            source.report.folded_records,
-            bad,
-            skipped,
-            clamped,
-        ]
+        self.sources[i].counters()
     }
 
     /// The same inputs from their first record again, every counter back to zero: inputs
@@ -289,7 +331,9 @@ impl Inputs {
                 reader: source.input.open()?,
                 input: source.input,
                 base_ns: None,
-                lookahead: None,
+                read: Vec::with_capacity(BATCH_RECORDS),
+                next: 0,
+                counters_moved: true,
                 address_base: source.address_base,
                 span: source.span,
                 remap_pages: source.remap_pages,
@@ -334,85 +378,114 @@ impl Inputs {
         self.sources.iter().map(|s| s.reader.notes()).collect()
     }
 
-    /// Read the next record of source `i` that passes the device filter.
+    /// Move source `i`'s look-ahead to its next record that passes the device filter, reading
+    /// on when none is left (the first call finds the first record).
+    #[inline]
     fn refill(&mut self, i: usize) -> Result<(), Error> {
         let source = &mut self.sources[i];
-        source.lookahead = None;
-        while let Some(record) = source.reader.next_record()? {
-            if source.input.device.is_some_and(|d| d != record.device) {
-                source.report.filtered_records += 1;
-                continue;
+        loop {
+            match source.read.get(source.next) {
+                Some(record) => {
+                    if source.input.device.is_none_or(|d| d == record.device) {
+                        return Ok(());
+                    }
+                    source.report.filtered_records += 1;
+                    source.counters_moved = true;
+                    source.next += 1;
+                }
+                None => {
+                    if source.read_more()? {
+                        return Ok(());
+                    }
+                }
             }
-            source.lookahead = Some(record);
-            break;
         }
-        Ok(())
     }
 
     /// The next record over all traces, earliest rebased time first (ties: first trace).
     pub fn next_arrival(&mut self) -> Result<Option<Arrival>, Error> {
+        // Both ways the arrival is returned as built, straight into the caller's result (a
+        // local moved into `Ok(..)` was copied).
         if let Some(replay) = &mut self.replay {
-            let hint = self.sources.len() == 1 && self.sources[0].remap_pages.is_none();
-            match replay.next(hint)? {
-                Replayed::Arrival(arrival) => return Ok(Some(arrival)),
-                Replayed::End => return Ok(None),
-                // The first pass's inputs stopped here: they go on.
-                Replayed::UsedUp => self.replay = None,
+            if replay.has_more()? {
+                let hint = self.sources.len() == 1 && self.sources[0].remap_pages.is_none();
+                return replay.next(hint);
             }
+            // The copy is used up: the first pass's inputs stopped here, and go on.
+            self.replay = None;
         }
-        let arrival = self.read_arrival()?;
-        if self.recorder.as_ref().is_some_and(Recorder::recording) {
-            let counters = match &arrival {
-                Some(a) => self.counters(a.source as usize),
-                None => [0; 5],
-            };
-            if let Some(recorder) = &mut self.recorder {
-                recorder.record(arrival.as_ref(), counters);
-            }
+        self.read_arrival()
+    }
+
+    /// The end of the inputs, kept by the recorder of a first pass.
+    fn ended(&mut self) -> Result<Option<Arrival>, Error> {
+        if let Some(recorder) = self.recorder.as_mut().filter(|r| r.recording()) {
+            recorder.end();
         }
-        Ok(arrival)
+        Ok(None)
+    }
+
+    /// Keep the arrival of `record` from source `i` (a first pass's recorder).
+    #[inline]
+    fn record(&mut self, record: &TraceRecord, i: usize) {
+        if let Some(recorder) = self.recorder.as_mut().filter(|r| r.recording()) {
+            let source = &mut self.sources[i];
+            // Only a read, a filtered or a folded record moves a counter.
+            let counters = source.counters_moved.then(|| source.counters());
+            source.counters_moved = false;
+            recorder.record(record, i as u16, counters);
+        }
     }
 
     /// [`Inputs::next_arrival`] from the traces themselves.
     fn read_arrival(&mut self) -> Result<Option<Arrival>, Error> {
-        let mut best: Option<(u64, usize)> = None;
-        for (i, source) in self.sources.iter_mut().enumerate() {
-            if let Some(record) = &source.lookahead {
-                let base = *source.base_ns.get_or_insert(record.time_ns);
-                let t = record.time_ns.saturating_sub(base);
-                if best.is_none_or(|(bt, _)| t < bt) {
-                    best = Some((t, i));
-                }
+        let (t, i) = match self.sources.as_mut_slice() {
+            // One trace (the usual case): no merge.
+            [source] => {
+                let Some(&TraceRecord { time_ns, .. }) = source.lookahead() else {
+                    return self.ended();
+                };
+                let base = *source.base_ns.get_or_insert(time_ns);
+                (time_ns.saturating_sub(base), 0)
             }
-        }
-        let Some((t, i)) = best else { return Ok(None) };
-        let Some(mut record) = self.sources[i].lookahead else {
-            return Ok(None);
+            sources => {
+                let mut best: Option<(u64, usize)> = None;
+                for (i, source) in sources.iter_mut().enumerate() {
+                    if let Some(record) = source.read.get(source.next) {
+                        let base = *source.base_ns.get_or_insert(record.time_ns);
+                        let t = record.time_ns.saturating_sub(base);
+                        if best.is_none_or(|(bt, _)| t < bt) {
+                            best = Some((t, i));
+                        }
+                    }
+                }
+                let Some(best) = best else {
+                    return self.ended();
+                };
+                best
+            }
         };
+        let source = &mut self.sources[i];
+        let Some(&record) = source.read.get(source.next) else {
+            return self.ended();
+        };
+        let mut record = record;
+        source.next += 1;
         self.refill(i)?;
-        // Unscaled times stay exact integers (f64 holds only 53 bits).
-        let (time_ns, scaled) = if self.time_scale == 1.0 {
-            (t, t as f64)
+        record.time_ns = if self.time_scale == 1.0 {
+            // Unscaled times stay exact integers (f64 holds only 53 bits), and within the
+            // limit whenever `t` is.
+            if t > MAX_ARRIVAL_NS {
+                return Err(self.too_late(i, t, t as f64));
+            }
+            t
         } else {
             let scaled = (t as f64 * self.time_scale).round();
-            (scaled as u64, scaled)
+            if scaled as u64 > MAX_ARRIVAL_NS || scaled > MAX_ARRIVAL_NS as f64 {
+                return Err(self.too_late(i, t, scaled));
+            }
+            scaled as u64
         };
-        if time_ns > MAX_ARRIVAL_NS || scaled > MAX_ARRIVAL_NS as f64 {
-            let source = &self.sources[i];
-            return Err(Error::Workload(format!(
-                "{}: record {} arrives {t} ns after the trace's first record{}, past the \
-                 2^60 ns (36.5 years) the simulator's clock allows: a wrong time (or --format \
-                 with the wrong time unit)",
-                source.input.path.display(),
-                source.report.records + source.report.filtered_records + 1,
-                if self.time_scale == 1.0 {
-                    String::new()
-                } else {
-                    format!(" ({scaled:e} ns at --time-scale {})", self.time_scale)
-                }
-            )));
-        }
-        record.time_ns = time_ns;
         self.place(i, &mut record)?;
         if self.sources.len() > 1 {
             // In a mix each trace is one application: its own stream for per-stream schedulers.
@@ -421,15 +494,35 @@ impl Inputs {
         let single = self.sources.len() == 1;
         let source = &mut self.sources[i];
         source.report.records += 1;
-        let next_offset_hint = match (&source.lookahead, &source.remap_pages) {
+        let next_offset_hint = match (source.lookahead(), &source.remap_pages) {
             (Some(next), None) if single => Some(next.offset_bytes),
             _ => None,
         };
+        self.record(&record, i);
         Ok(Some(Arrival {
             record,
             source: i as u16,
             next_offset_hint,
         }))
+    }
+
+    /// The error for a record of source `i` that arrives `t` ns (`scaled` after the time
+    /// scale) after the trace's first record, past [`MAX_ARRIVAL_NS`].
+    #[cold]
+    fn too_late(&self, i: usize, t: u64, scaled: f64) -> Error {
+        let source = &self.sources[i];
+        Error::Workload(format!(
+            "{}: record {} arrives {t} ns after the trace's first record{}, past the \
+             2^60 ns (36.5 years) the simulator's clock allows: a wrong time (or --format \
+             with the wrong time unit)",
+            source.input.path.display(),
+            source.report.records + source.report.filtered_records + 1,
+            if self.time_scale == 1.0 {
+                String::new()
+            } else {
+                format!(" ({scaled:e} ns at --time-scale {})", self.time_scale)
+            }
+        ))
     }
 
     /// Move the record into its trace's share of the logical space under the address policy.
@@ -457,6 +550,7 @@ impl Inputs {
                     }
                     record.offset_bytes = offset;
                     source.report.folded_records += 1;
+                    source.counters_moved = true;
                 }
                 _ => {
                     return Err(Error::Workload(format!(

@@ -13,12 +13,13 @@
 //! opens the traces again, which gives the same arrivals.
 
 use std::fs::{File, OpenOptions};
-use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::replay::Arrival;
 use crate::trace::{Op, TraceError, TraceRecord};
+use crate::Error;
 
 /// Largest temporary copy kept (bytes, about 130 M arrivals); a longer run reads its traces
 /// twice.
@@ -75,7 +76,10 @@ fn unnamed_temp_file() -> std::io::Result<File> {
 /// Keeps a binary copy of the arrivals of a first pass.
 pub(crate) struct Recorder {
     /// `None` once recording stopped (no temporary file, a write failed, or too long).
-    out: Option<BufWriter<File>>,
+    file: Option<File>,
+    /// Entries not yet written to `file` (its own buffer, so an entry is encoded in place).
+    buffer: Box<[u8]>,
+    used: usize,
     written: u64,
     ended: bool,
     /// Each source's counters when the first pass began, and as last written.
@@ -86,11 +90,10 @@ pub(crate) struct Recorder {
 impl Recorder {
     /// `initial`: each source's counters before the first arrival.
     pub(crate) fn new(initial: Vec<Counters>) -> Recorder {
-        let out = unnamed_temp_file()
-            .ok()
-            .map(|file| BufWriter::with_capacity(BUFFER_BYTES, file));
         Recorder {
-            out,
+            file: unnamed_temp_file().ok(),
+            buffer: vec![0; BUFFER_BYTES].into_boxed_slice(),
+            used: 0,
             written: 0,
             ended: false,
             last: initial.clone(),
@@ -101,71 +104,100 @@ impl Recorder {
     /// Whether arrivals are still being recorded (their counters need not be gathered
     /// otherwise).
     pub(crate) fn recording(&self) -> bool {
-        self.out.is_some() && !self.ended
+        self.file.is_some() && !self.ended
     }
 
-    /// Keep `arrival` (`None`: the inputs ended) and its source's counters after it. Inlined
-    /// into the per-record path (codegen-unit boundaries otherwise move with unrelated code).
+    /// Write out the buffer; a failed write stops recording.
+    #[inline(never)]
+    fn flush(&mut self) {
+        if let Some(file) = &mut self.file {
+            if file.write_all(&self.buffer[..self.used]).is_err() {
+                self.file = None;
+            }
+        }
+        self.used = 0;
+    }
+
+    /// The next whole entry's room in the buffer.
     #[inline]
-    pub(crate) fn record(&mut self, arrival: Option<&Arrival>, counters: Counters) {
-        let mut entry = [0u8; MAX_ENTRY_BYTES];
+    fn entry(&mut self) -> &mut [u8; MAX_ENTRY_BYTES] {
+        if self.used + MAX_ENTRY_BYTES > self.buffer.len() {
+            self.flush();
+        }
+        (&mut self.buffer[self.used..self.used + MAX_ENTRY_BYTES])
+            .try_into()
+            .expect("a whole entry")
+    }
+
+    /// Keep the end of the inputs.
+    pub(crate) fn end(&mut self) {
+        self.ended = true;
+        let entry = self.entry();
+        entry[30..32].copy_from_slice(&FLAG_END.to_le_bytes());
+        self.add(ENTRY_BYTES);
+    }
+
+    /// Keep the arrival of `r` from `source` and the source's counters after it (`None`: the
+    /// same as after its last arrival). Inlined into the per-record path (codegen-unit
+    /// boundaries otherwise move with unrelated code).
+    #[inline]
+    pub(crate) fn record(&mut self, r: &TraceRecord, source: u16, counters: Option<Counters>) {
+        let last = &mut self.last[source as usize];
+        // Element by element: comparing the arrays calls `memcmp`.
+        let counters = counters.filter(|c| last.iter().zip(c).any(|(a, b)| a != b));
+        if let Some(counters) = counters {
+            *last = counters;
+        }
+        let entry = self.entry();
         let mut len = ENTRY_BYTES;
-        let flags = match arrival {
-            None => {
-                self.ended = true;
-                FLAG_END
-            }
-            Some(a) => {
-                let r = &a.record;
-                let mut flags = match r.op {
-                    Op::Write => FLAG_WRITE,
-                    Op::Read => 0,
-                };
-                entry[0..8].copy_from_slice(&r.time_ns.to_le_bytes());
-                entry[8..16].copy_from_slice(&r.offset_bytes.to_le_bytes());
-                entry[16..20].copy_from_slice(&(r.size_bytes as u32).to_le_bytes());
-                entry[20..24].copy_from_slice(&r.stream.to_le_bytes());
-                entry[24..28].copy_from_slice(&r.device.to_le_bytes());
-                entry[28..30].copy_from_slice(&a.source.to_le_bytes());
-                if r.size_bytes > u64::from(u32::MAX) {
-                    flags |= FLAG_WIDE_SIZE;
-                    entry[len..len + 8].copy_from_slice(&r.size_bytes.to_le_bytes());
-                    len += 8;
-                }
-                let last = &mut self.last[a.source as usize];
-                // Element by element: comparing the arrays calls `memcmp`.
-                if last.iter().zip(&counters).any(|(a, b)| a != b) {
-                    flags |= FLAG_COUNTERS;
-                    for c in counters {
-                        entry[len..len + 8].copy_from_slice(&c.to_le_bytes());
-                        len += 8;
-                    }
-                    *last = counters;
-                }
-                flags
-            }
+        let mut flags = match r.op {
+            Op::Write => FLAG_WRITE,
+            Op::Read => 0,
         };
-        entry[30..32].copy_from_slice(&flags.to_le_bytes());
-        self.written += len as u64;
-        let fits = self.written <= MAX_SPILL_BYTES;
-        if let Some(out) = &mut self.out {
-            if !fits || out.write_all(&entry[..len]).is_err() {
-                self.out = None;
+        entry[0..8].copy_from_slice(&r.time_ns.to_le_bytes());
+        entry[8..16].copy_from_slice(&r.offset_bytes.to_le_bytes());
+        entry[16..20].copy_from_slice(&(r.size_bytes as u32).to_le_bytes());
+        entry[20..24].copy_from_slice(&r.stream.to_le_bytes());
+        entry[24..28].copy_from_slice(&r.device.to_le_bytes());
+        entry[28..30].copy_from_slice(&source.to_le_bytes());
+        if r.size_bytes > u64::from(u32::MAX) {
+            flags |= FLAG_WIDE_SIZE;
+            entry[len..len + 8].copy_from_slice(&r.size_bytes.to_le_bytes());
+            len += 8;
+        }
+        if let Some(counters) = counters {
+            flags |= FLAG_COUNTERS;
+            for c in counters {
+                entry[len..len + 8].copy_from_slice(&c.to_le_bytes());
+                len += 8;
             }
+        }
+        entry[30..32].copy_from_slice(&flags.to_le_bytes());
+        self.add(len);
+    }
+
+    /// Count an entry of `len` bytes just written into the buffer.
+    #[inline]
+    fn add(&mut self, len: usize) {
+        self.used += len;
+        self.written += len as u64;
+        if self.written > MAX_SPILL_BYTES {
+            self.file = None;
         }
     }
 
     /// A replay of the recorded arrivals from the first; `None` when the copy is incomplete
     /// (open the traces again instead). `path` names the copy in the error a damaged copy
     /// gives.
-    pub(crate) fn into_replay(self, path: PathBuf) -> Option<Replay> {
-        let mut file = self.out?.into_inner().ok()?;
+    pub(crate) fn into_replay(mut self, path: PathBuf) -> Option<Replay> {
+        self.flush();
+        let mut file = self.file?;
         file.seek(SeekFrom::Start(0)).ok()?;
         let sources = self.initial.len();
         Some(Replay {
             file,
             path,
-            buffer: vec![0; BUFFER_BYTES].into_boxed_slice(),
+            buffer: self.buffer,
             start: 0,
             end: 0,
             file_done: false,
@@ -174,15 +206,6 @@ impl Recorder {
             records: vec![0; sources],
         })
     }
-}
-
-/// What [`Replay::next`] found.
-pub(crate) enum Replayed {
-    Arrival(Arrival),
-    /// The inputs ended (and will again at every later call).
-    End,
-    /// The copy is used up without an end: the first pass stopped here, read on from it.
-    UsedUp,
 }
 
 /// Replays a [`Recorder`]'s copy.
@@ -200,26 +223,17 @@ pub(crate) struct Replay {
 }
 
 impl Replay {
-    fn damaged(&self, why: &str) -> TraceError {
-        TraceError::File {
+    fn damaged(&self, why: &str) -> Error {
+        Error::Trace(TraceError::File {
             path: self.path.clone(),
             message: format!(
                 "the temporary binary copy of this trace could not be read back: {why}"
             ),
-        }
-    }
-
-    /// Make at least one whole entry available unless the file is used up.
-    #[inline]
-    fn fill(&mut self) -> Result<(), TraceError> {
-        if self.end - self.start >= MAX_ENTRY_BYTES || self.file_done {
-            return Ok(());
-        }
-        self.read_more()
+        })
     }
 
     #[inline(never)]
-    fn read_more(&mut self) -> Result<(), TraceError> {
+    fn read_more(&mut self) -> Result<(), Error> {
         self.buffer.copy_within(self.start..self.end, 0);
         self.end -= self.start;
         self.start = 0;
@@ -237,26 +251,47 @@ impl Replay {
         Ok(())
     }
 
-    /// The next arrival. With `hint`, its `next_offset_hint` is the offset of the arrival
-    /// after it when that one is already buffered.
+    /// At least one whole entry in the buffer, unless the file is used up.
     #[inline]
-    pub(crate) fn next(&mut self, hint: bool) -> Result<Replayed, TraceError> {
+    fn fill(&mut self) -> Result<(), Error> {
+        if self.end - self.start < MAX_ENTRY_BYTES && !self.file_done {
+            self.read_more()?;
+        }
+        Ok(())
+    }
+
+    /// Whether [`Replay::next`] has an arrival or the end to give, rather than a copy used up
+    /// without an end (the first pass stopped there: read on from it).
+    #[inline]
+    pub(crate) fn has_more(&mut self) -> Result<bool, Error> {
+        self.fill()?;
+        Ok(self.ended || self.end > self.start)
+    }
+
+    /// The next arrival; `None` when the inputs ended (see [`Replay::ended`]: then at every
+    /// later call) or the copy is used up (see [`Replay::has_more`]). With `hint`, its
+    /// `next_offset_hint` is the offset of the arrival after it when that one is already
+    /// buffered.
+    #[inline]
+    pub(crate) fn next(&mut self, hint: bool) -> Result<Option<Arrival>, Error> {
         if self.ended {
-            return Ok(Replayed::End);
+            return Ok(None);
         }
         self.fill()?;
         let available = self.end - self.start;
-        if available == 0 {
-            return Ok(Replayed::UsedUp);
-        }
         if available < ENTRY_BYTES {
-            return Err(self.damaged("it ends inside an entry"));
+            return match available {
+                0 => Ok(None),
+                _ => Err(self.damaged("it ends inside an entry")),
+            };
         }
-        let e = &self.buffer[self.start..self.start + ENTRY_BYTES];
+        let e: &[u8; ENTRY_BYTES] = self.buffer[self.start..self.start + ENTRY_BYTES]
+            .try_into()
+            .expect("a whole entry");
         let flags = u16_at(e, 30);
         if flags & FLAG_END != 0 {
             self.ended = true;
-            return Ok(Replayed::End);
+            return Ok(None);
         }
         let source = u16_at(e, 28);
         let mut record = TraceRecord {
@@ -273,24 +308,7 @@ impl Replay {
         };
         let mut len = ENTRY_BYTES;
         if flags & (FLAG_WIDE_SIZE | FLAG_COUNTERS) != 0 {
-            let extra = usize::from(flags & FLAG_WIDE_SIZE != 0) * 8
-                + usize::from(flags & FLAG_COUNTERS != 0) * COUNTER_BYTES;
-            if available < ENTRY_BYTES + extra {
-                return Err(self.damaged("it ends inside an entry"));
-            }
-            let e = &self.buffer[self.start + len..self.start + len + extra];
-            let mut at = 0;
-            if flags & FLAG_WIDE_SIZE != 0 {
-                record.size_bytes = u64_at(e, 0);
-                at += 8;
-            }
-            if flags & FLAG_COUNTERS != 0 {
-                let counters = &mut self.counters[source as usize];
-                for (i, c) in counters.iter_mut().enumerate() {
-                    *c = u64_at(e, at + 8 * i);
-                }
-            }
-            len += extra;
+            len += self.extra(flags, source, &mut record)?;
         }
         self.start += len;
         self.records[source as usize] += 1;
@@ -299,11 +317,41 @@ impl Replay {
         let next_offset_hint =
             (hint && next.len() >= ENTRY_BYTES && u16_at(next, 30) & FLAG_END == 0)
                 .then(|| u64_at(next, 8));
-        Ok(Replayed::Arrival(Arrival {
+        Ok(Some(Arrival {
             record,
             source,
             next_offset_hint,
         }))
+    }
+
+    /// An entry's wide size and counters; the bytes they take.
+    #[cold]
+    fn extra(&mut self, flags: u16, source: u16, record: &mut TraceRecord) -> Result<usize, Error> {
+        let extra = usize::from(flags & FLAG_WIDE_SIZE != 0) * 8
+            + usize::from(flags & FLAG_COUNTERS != 0) * COUNTER_BYTES;
+        let at = self.start + ENTRY_BYTES;
+        if self.end - at < extra {
+            return Err(self.damaged("it ends inside an entry"));
+        }
+        let e = &self.buffer[at..at + extra];
+        let mut at = 0;
+        if flags & FLAG_WIDE_SIZE != 0 {
+            record.size_bytes = u64_at(e, 0);
+            at += 8;
+        }
+        if flags & FLAG_COUNTERS != 0 {
+            let counters = &mut self.counters[source as usize];
+            for (i, c) in counters.iter_mut().enumerate() {
+                *c = u64_at(e, at + 8 * i);
+            }
+        }
+        Ok(extra)
+    }
+
+    /// Whether the inputs ended (rather than the copy being used up).
+    #[cfg(test)]
+    pub(crate) fn ended(&self) -> bool {
+        self.ended
     }
 
     /// Arrivals replayed so far from source `i`, and its counters after the last of them.
@@ -375,10 +423,10 @@ mod tests {
         let mut recorder = Recorder::new(vec![[7, 0, 0, 0, 1]; 3]);
         for (arrival, counters) in steps {
             assert!(recorder.recording());
-            recorder.record(Some(arrival), *counters);
+            recorder.record(&arrival.record, arrival.source, Some(*counters));
         }
         if end {
-            recorder.record(None, [0; 5]);
+            recorder.end();
             assert!(!recorder.recording());
         }
         recorder
@@ -387,7 +435,7 @@ mod tests {
     }
 
     /// Every arrival comes back with its source's record count and counters after it, then
-    /// the end (every time it is asked again) or, when the copy stopped early, `UsedUp`.
+    /// the end (every time it is asked again) or, when the copy stopped early, its being used up.
     #[test]
     fn replay_returns_the_arrivals_and_counters_recorded() {
         let steps = script(20_000, 1);
@@ -396,7 +444,7 @@ mod tests {
             let mut records = [0u64; 3];
             let mut counters = [[7, 0, 0, 0, 1]; 3];
             for (i, (arrival, after)) in steps[..stop].iter().enumerate() {
-                let Replayed::Arrival(got) = replay.next(true).unwrap() else {
+                let Some(got) = replay.next(true).unwrap() else {
                     panic!("arrival {i} missing");
                 };
                 assert_eq!((got.record, got.source), (arrival.record, arrival.source));
@@ -412,11 +460,11 @@ mod tests {
                 }
             }
             for _ in 0..2 {
-                match replay.next(true).unwrap() {
-                    Replayed::End => assert!(end),
-                    Replayed::UsedUp => assert!(!end),
-                    Replayed::Arrival(_) => panic!("more arrivals than recorded"),
-                }
+                assert!(
+                    replay.next(true).unwrap().is_none(),
+                    "more arrivals than recorded"
+                );
+                assert_eq!(replay.ended(), end);
             }
         }
     }

@@ -52,9 +52,21 @@ impl LineError {
 
 /// One line-oriented layout: turns a line (without its newline) into a [`Parsed`].
 pub(crate) trait LineLayout {
+    /// `parse` depends on the line alone and changes no state of the layout: the reader may
+    /// parse a line, leave it unread and parse it again (see [`LineReader::next_records`]).
+    const PURE: bool = false;
     fn format(&self) -> TraceFormat;
     /// `line_number` is 1-based; blank lines never reach the layout.
     fn parse(&mut self, line_number: u64, line: &[u8]) -> Result<Parsed, LineError>;
+    /// The record `parse` returns for the line at the start of `rest` (the input's buffer from
+    /// a line's start) and the bytes the line takes with its newline, for lines of a shape
+    /// the layout reads in one pass, newline included; `None` leaves the line to `parse`.
+    /// Called only when [`LineLayout::PURE`].
+    #[inline]
+    fn parse_start(&self, rest: &[u8]) -> Option<(TraceRecord, usize)> {
+        let _ = rest;
+        None
+    }
 }
 
 /// Checks every record passes, whatever its layout, and the time back-step policy.
@@ -93,6 +105,23 @@ impl RecordChecks {
             backwards_after_one_record: self.backwards_largest,
             missing_cpu_files: Vec::new(),
         }
+    }
+
+    /// [`RecordChecks::check`] for a record it passes unchanged: true, with the same change of
+    /// state; otherwise false and nothing changed (the record is left to `check`).
+    #[inline]
+    pub fn check_unchanged(&mut self, record: &TraceRecord) -> bool {
+        let passes = record.size_bytes != 0
+            && record.size_bytes <= MAX_REQUEST_BYTES
+            && record.offset_bytes < MAX_OFFSET_BYTES
+            && self.last_time_ns.is_none_or(|last| record.time_ns >= last);
+        if passes {
+            if self.last_time_ns != Some(record.time_ns) {
+                self.backwards_now = 0;
+            }
+            self.last_time_ns = Some(record.time_ns);
+        }
+        passes
     }
 
     /// Rejects absurd values; clamps a small step back in time to the previous time.
@@ -326,6 +355,70 @@ impl<L: LineLayout> LineReader<L> {
         }
     }
 
+    /// [`super::TraceReader::next_records`]: with a pure layout (and past the first line,
+    /// which may carry a byte-order mark), the whole lines in the input's buffer that are
+    /// blank, ignored, or records the checks pass unchanged, up to `max` records: none of them
+    /// moves a counter. The first line that is anything else is left unread; when no record
+    /// came before it, it goes through [`LineReader::next_record`] alone, which words any error.
+    pub fn next_records(
+        &mut self,
+        out: &mut Vec<TraceRecord>,
+        max: usize,
+    ) -> Result<(), TraceError> {
+        if L::PURE && self.line_number > 0 {
+            let Ok(available) = self.input.fill_buf() else {
+                // As `next_record` does on a failed read.
+                out.extend(self.next_record_copied()?);
+                return Ok(());
+            };
+            let mut used = 0;
+            let mut taken = 0;
+            while taken < max {
+                let rest = &available[used..];
+                if let Some((record, len)) = self.layout.parse_start(rest) {
+                    if !self.checks.check_unchanged(&record) {
+                        break;
+                    }
+                    out.push(record);
+                    taken += 1;
+                    self.recognised_lines += 1;
+                    self.line_number += 1;
+                    used += len;
+                    continue;
+                }
+                let Some(end) = memchr::memchr(b'\n', rest) else {
+                    break;
+                };
+                if end > MAX_LINE_BYTES {
+                    break;
+                }
+                let mut line = &rest[..end];
+                if let [head @ .., b'\r'] = line {
+                    line = head;
+                }
+                if !line.iter().all(u8::is_ascii_whitespace) {
+                    match self.layout.parse(self.line_number + 1, line) {
+                        Ok(Parsed::Record(record)) if self.checks.check_unchanged(&record) => {
+                            out.push(record);
+                            taken += 1;
+                        }
+                        Ok(Parsed::Ignored) => {}
+                        _ => break,
+                    }
+                    self.recognised_lines += 1;
+                }
+                self.line_number += 1;
+                used += end + 1;
+            }
+            self.input.consume(used);
+            if taken > 0 {
+                return Ok(());
+            }
+        }
+        out.extend(self.next_record()?);
+        Ok(())
+    }
+
     /// The next record, reading lines through [`read_bounded_line`] (a copy per line): for
     /// lines that cross the end of the input's buffer, overlong lines and the last line.
     #[cold]
@@ -407,6 +500,13 @@ macro_rules! line_reader_impl {
                 &mut self,
             ) -> Result<Option<$crate::trace::TraceRecord>, $crate::trace::TraceError> {
                 self.inner.next_record()
+            }
+            fn next_records(
+                &mut self,
+                out: &mut Vec<$crate::trace::TraceRecord>,
+                max: usize,
+            ) -> Result<(), $crate::trace::TraceError> {
+                self.inner.next_records(out, max)
             }
             fn format(&self) -> $crate::trace::TraceFormat {
                 $crate::trace::common::LineLayout::format(self.inner.layout())

@@ -160,6 +160,15 @@ pub enum TraceError {
 /// One reader per layout. `next_record` returns `Ok(None)` at the end of the trace.
 pub trait TraceReader {
     fn next_record(&mut self) -> Result<Option<TraceRecord>, TraceError>;
+    /// Appends the next records to `out`: at least one unless the trace ended, at most `max`,
+    /// and every counter and note of the reader after the call as it was right after the
+    /// first of them (so a caller that takes a batch where it would have taken one record
+    /// sees the same reports at every point). The default is one [`TraceReader::next_record`].
+    fn next_records(&mut self, out: &mut Vec<TraceRecord>, max: usize) -> Result<(), TraceError> {
+        let _ = max;
+        out.extend(self.next_record()?);
+        Ok(())
+    }
     /// The layout this reader parses.
     fn format(&self) -> TraceFormat;
     /// The file being read.
