@@ -48,7 +48,9 @@ RULES = [
 
 
 def stage(file: str, symbol: str) -> str:
-    own = "/crates/flashlane-" in file
+    # Our own source files: callgrind_annotate prints them relative to the working directory
+    # when run inside the repository, absolute elsewhere.
+    own = file.startswith("crates/flashlane-") or "/crates/flashlane-" in file
     for name, keys in RULES:
         if own and any(k in file for k in keys if "/" in k):
             return name
