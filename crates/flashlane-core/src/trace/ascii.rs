@@ -353,12 +353,6 @@ mod tests {
         }
     }
 
-    /// What a reader says after each step: its counters and notes.
-    fn state(reader: &AsciiReader) -> ([u64; 3], crate::trace::ReaderNotes) {
-        use crate::trace::TraceReader;
-        (reader.counters(), reader.notes())
-    }
-
     /// Reading in batches gives the records reading one at a time gives, and after each batch
     /// the counters and notes reading its first record gave (or the same error where the
     /// record would have been): blank lines, CRLF, a byte-order mark, bad lines, clamped and
@@ -366,7 +360,6 @@ mod tests {
     /// newline.
     #[test]
     fn batches_read_what_single_records_read() {
-        use crate::trace::TraceReader;
         let mut text = String::from("\u{feff}");
         for i in 0..2000u64 {
             let t = i * 10_000_000;
@@ -405,40 +398,7 @@ mod tests {
                     &options,
                 )
             };
-            // One at a time: each record, and the state after it; then the end or the error.
-            let mut single = open(1 << 16);
-            let mut expected = Vec::new();
-            let end = loop {
-                match single.next_record() {
-                    Ok(Some(record)) => expected.push((record, state(&single))),
-                    Ok(None) => break Ok(()),
-                    Err(e) => break Err(e),
-                }
-            };
-            for (capacity, max) in [(1 << 16, 128), (1 << 16, 1), (100, 3), (4096, 128)] {
-                let mut batched = open(capacity);
-                let mut got = 0;
-                let mut out = Vec::new();
-                let batch_end = loop {
-                    out.clear();
-                    match batched.next_records(&mut out, max) {
-                        Ok(()) if out.is_empty() => break Ok(()),
-                        Ok(()) => {
-                            assert!(out.len() <= max);
-                            let (_, first_state) = &expected[got];
-                            assert_eq!(&state(&batched), first_state, "record {got}");
-                            for record in &out {
-                                assert_eq!(*record, expected[got].0, "record {got}");
-                                got += 1;
-                            }
-                        }
-                        Err(e) => break Err(e),
-                    }
-                };
-                assert_eq!(got, expected.len(), "capacity {capacity}, max {max}");
-                assert_eq!(batch_end, end, "capacity {capacity}, max {max}");
-                assert_eq!(state(&batched), state(&single));
-            }
+            crate::trace::common::assert_batches_read_what_single_records_read(open);
         }
     }
 

@@ -52,8 +52,9 @@ impl LineError {
 
 /// One line-oriented layout: turns a line (without its newline) into a [`Parsed`].
 pub(crate) trait LineLayout {
-    /// `parse` depends on the line alone and changes no state of the layout: the reader may
-    /// parse a line, leave it unread and parse it again (see [`LineReader::next_records`]).
+    /// Once a record has been read, `parse` depends on the line alone and changes no state of
+    /// the layout: the reader may parse a line, leave it unread and parse it again (see
+    /// [`LineReader::next_records`], which reads in batches only after the first record).
     const PURE: bool = false;
     fn format(&self) -> TraceFormat;
     /// `line_number` is 1-based; blank lines never reach the layout.
@@ -658,6 +659,51 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
 /// Shows a field in an error message.
 pub(crate) fn show(field: &[u8]) -> String {
     line_text(field)
+}
+
+/// Test helper: reading in batches gives the records reading one at a time gives, and after
+/// each batch the counters and notes reading its first record gave (or the same error where
+/// the record would have been). `open(capacity)` opens the same trace over an input buffer
+/// of that many bytes; batches are tried at several buffer sizes and batch limits.
+#[cfg(test)]
+pub(crate) fn assert_batches_read_what_single_records_read<R: super::TraceReader>(
+    open: impl Fn(usize) -> R,
+) {
+    let state = |reader: &R| (reader.counters(), reader.notes());
+    // One at a time: each record, and the state after it; then the end or the error.
+    let mut single = open(1 << 16);
+    let mut expected = Vec::new();
+    let end = loop {
+        match single.next_record() {
+            Ok(Some(record)) => expected.push((record, state(&single))),
+            Ok(None) => break Ok(()),
+            Err(e) => break Err(e),
+        }
+    };
+    for (capacity, max) in [(1 << 16, 128), (1 << 16, 1), (100, 3), (4096, 128)] {
+        let mut batched = open(capacity);
+        let mut got = 0;
+        let mut out = Vec::new();
+        let batch_end = loop {
+            out.clear();
+            match batched.next_records(&mut out, max) {
+                Ok(()) if out.is_empty() => break Ok(()),
+                Ok(()) => {
+                    assert!(out.len() <= max);
+                    let (_, first_state) = &expected[got];
+                    assert_eq!(&state(&batched), first_state, "record {got}");
+                    for record in &out {
+                        assert_eq!(*record, expected[got].0, "record {got}");
+                        got += 1;
+                    }
+                }
+                Err(e) => break Err(e),
+            }
+        };
+        assert_eq!(got, expected.len(), "capacity {capacity}, max {max}");
+        assert_eq!(batch_end, end, "capacity {capacity}, max {max}");
+        assert_eq!(state(&batched), state(&single));
+    }
 }
 
 #[cfg(test)]

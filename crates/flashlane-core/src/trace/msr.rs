@@ -36,6 +36,10 @@ impl MsrLayout {
 }
 
 impl LineLayout for MsrLayout {
+    /// The header test reads `first_line_seen`, which the first non-blank line sets; batches
+    /// start only after a record was read, when it is set for good.
+    const PURE: bool = true;
+
     fn format(&self) -> TraceFormat {
         TraceFormat::Msr
     }
@@ -113,3 +117,51 @@ impl MsrReader {
 }
 
 line_reader_impl!(MsrReader);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Reading in batches gives what reading one record at a time gives: a header, blank and
+    /// CRLF lines, bad lines (columns, type, numbers), clamped and refused steps back, lines
+    /// across the input buffer's end, an overlong line, no last newline.
+    #[test]
+    fn batches_read_what_single_records_read() {
+        let mut text =
+            String::from("Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime\n");
+        for i in 0..2000u64 {
+            let t = 128_166_372_000_000_000 + i * 100_000;
+            if i == 500 {
+                // Far ahead: the next records step back past the tolerance.
+                text.push_str(&format!("{},h,0,Read,8,4096,1\n", t + 15_000_000_000));
+            }
+            text.push_str(&match i % 53 {
+                3 => "\n".to_string(),
+                5 => "  \t\r\n".to_string(),
+                7 => format!("{t},h,0,Write,{},4096,1\r\n", i * 4096),
+                11 => "not,a,record\n".to_string(),
+                13 => format!("{},h,0,Read,8,4096,1\n", t - 5),
+                17 => format!("{t},h,0,Trim,8,4096,1\n"),
+                19 => format!("{t},h,1,read,{},512,0\n", i * 512),
+                23 => format!("{t},h,0,Read,x,4096,1\n"),
+                29 if i < 1000 => format!("{t},{},0,Read,8,4096,1\n", "h".repeat(70_000)),
+                _ => format!("{t},h,{},Read,{},4096,{}\n", i % 3, i * 4096, i % 2),
+            });
+        }
+        text.push_str("128166372300000000,h,0,Write,8,4096,1");
+        for max_bad_lines in [0, 30, 1000] {
+            let options = ReaderOptions {
+                max_bad_lines,
+                ..ReaderOptions::default()
+            };
+            let open = |capacity: usize| {
+                let input = std::io::BufReader::with_capacity(
+                    capacity,
+                    std::io::Cursor::new(text.clone().into_bytes()),
+                );
+                MsrReader::new(PathBuf::from("t.csv"), Box::new(input), &options)
+            };
+            crate::trace::common::assert_batches_read_what_single_records_read(open);
+        }
+    }
+}
