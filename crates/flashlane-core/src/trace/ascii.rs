@@ -381,25 +381,17 @@ mod tests {
             });
         }
         text.push_str("20000000000 0 8 8 1");
-        for max_bad_lines in [0, 30, 1000] {
-            let options = ReaderOptions {
-                max_bad_lines,
-                ..ReaderOptions::default()
-            };
-            let open = |capacity: usize| {
-                let input = std::io::BufReader::with_capacity(
-                    capacity,
-                    std::io::Cursor::new(text.clone().into_bytes()),
-                );
+        crate::trace::common::assert_batches_read_what_single_records_read(
+            &text,
+            |input, options| {
                 AsciiReader::with_options(
                     PathBuf::from("t.mqsim"),
-                    Box::new(input),
+                    input,
                     TraceFormat::Mqsim,
-                    &options,
+                    options,
                 )
-            };
-            crate::trace::common::assert_batches_read_what_single_records_read(open);
-        }
+            },
+        );
     }
 
     /// The one-pass line reader returns what `parse` returns for the line before the newline,

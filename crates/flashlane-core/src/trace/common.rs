@@ -661,14 +661,34 @@ pub(crate) fn show(field: &[u8]) -> String {
     line_text(field)
 }
 
-/// Test helper: reading in batches gives the records reading one at a time gives, and after
-/// each batch the counters and notes reading its first record gave (or the same error where
-/// the record would have been). `open(capacity)` opens the same trace over an input buffer
-/// of that many bytes; batches are tried at several buffer sizes and batch limits.
+/// Test helper: reading `text` in batches gives the records reading one at a time gives, and
+/// after each batch the counters and notes reading its first record gave (or the same error
+/// where the record would have been), under several `max_bad_lines`, input buffer sizes and
+/// batch limits. `open(input, options)` opens a reader of the layout under test.
 #[cfg(test)]
 pub(crate) fn assert_batches_read_what_single_records_read<R: super::TraceReader>(
-    open: impl Fn(usize) -> R,
+    text: &str,
+    open: impl Fn(Box<dyn BufRead>, &super::ReaderOptions) -> R,
 ) {
+    for max_bad_lines in [0, 30, 1000] {
+        let options = super::ReaderOptions {
+            max_bad_lines,
+            ..super::ReaderOptions::default()
+        };
+        let input = |capacity: usize| -> Box<dyn BufRead> {
+            Box::new(std::io::BufReader::with_capacity(
+                capacity,
+                std::io::Cursor::new(text.as_bytes().to_vec()),
+            ))
+        };
+        assert_batches_match(|capacity| open(input(capacity), &options));
+    }
+}
+
+/// [`assert_batches_read_what_single_records_read`] for one reader: `open(capacity)` opens the
+/// trace over an input buffer of that many bytes.
+#[cfg(test)]
+fn assert_batches_match<R: super::TraceReader>(open: impl Fn(usize) -> R) {
     let state = |reader: &R| (reader.counters(), reader.notes());
     // One at a time: each record, and the state after it; then the end or the error.
     let mut single = open(1 << 16);
