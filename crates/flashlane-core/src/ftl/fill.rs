@@ -17,12 +17,13 @@
 //! ([`Ftl::materialise_block`]). A full drive then costs its block records and the blocks
 //! the run touches, not 8 bytes per page, and is ready in milliseconds. The drive's state is
 //! the one page-by-page writing leaves (same blocks, pages, lists and counters), so runs give
-//! the same results either way. The fill is written page by page instead, at about 40 ns
-//! and 8 bytes a page (a 60 M-page drive: 2.5 s, 530 MiB), when the drive is not fresh,
-//! under dynamic allocation (its planes follow the chips' load), when only the footprint is
-//! written (its pages are the ones the trace reads: explicit entries keep each read at one
-//! table access), or when a plane's stream overflows it (the error then comes from the write
-//! that does not fit, as before).
+//! the same results either way. When only the footprint is written (its pages are the ones
+//! the trace reads: explicit entries keep each read at one table access) the same placement
+//! is written out in one pass, two stores a page ([`Ftl::write_footprint_in_order`]). The
+//! fill is written page by page instead, at about 40 ns and 8 bytes a page (a 60 M-page
+//! drive: 2.5 s, 530 MiB), when the drive is not fresh, under dynamic allocation (its planes
+//! follow the chips' load), or when a plane's stream overflows it (the error then comes from
+//! the write that does not fit, as before).
 
 use super::footprint::Footprint;
 use super::plane::INVALID;
@@ -587,31 +588,93 @@ impl Ftl {
                 .all(|p| p.free_blocks() == self.planes[0].free_blocks())
     }
 
+    /// Write `footprint`'s pages in logical order, leaving the state page-by-page writing
+    /// leaves, every entry explicit (its pages are the ones the trace reads: each read then
+    /// stays one table access). On a fresh drive under static placement page k of a plane's
+    /// share lands on page k % pages_per_block of its (k / pages_per_block)-th block, as in
+    /// the formula fill, so each page is two stores (its forward entry and its reverse one)
+    /// instead of a general write. False, with nothing changed, where that does not hold
+    /// (the conditions of [`Ftl::fill_in_order`], the integrity shadow, a page past the end):
+    /// the footprint is then written page by page, whose errors say what is wrong.
+    pub(super) fn write_footprint_in_order(&mut self, footprint: &Footprint) -> bool {
+        if self.dynamic || self.shadow.is_some() || !self.is_fresh() {
+            return false;
+        }
+        let ppb = self.geometry.pages_per_block;
+        let blocks = self.geometry.blocks_per_plane;
+        let first_block = blocks - self.planes[0].free_blocks();
+        let capacity = u64::from(blocks - first_block) * u64::from(ppb);
+        let logical = self.logical_pages();
+        let mut counts = vec![0u64; self.planes.len()];
+        for lpn in footprint.iter() {
+            if lpn >= logical {
+                return false;
+            }
+            counts[self.static_map.plane_of(lpn) as usize] += 1;
+        }
+        if counts.iter().any(|&pages| pages > capacity) {
+            return false;
+        }
+        for (p, &pages) in counts.iter().enumerate() {
+            let plane = &mut self.planes[p];
+            // The open block's reverse map is filled below with the full blocks'.
+            plane.fill_fresh(pages, |_, _| {});
+            let full = (pages / u64::from(ppb)) as u32;
+            for b in first_block..first_block + full {
+                plane.blocks[b as usize].reverse =
+                    Some(vec![INVALID; ppb as usize].into_boxed_slice());
+            }
+            self.count_fill_writes(p, pages, first_block);
+        }
+        counts.fill(0);
+        for lpn in footprint.iter() {
+            let p = self.static_map.plane_of(lpn);
+            let k = counts[p as usize];
+            counts[p as usize] += 1;
+            let block = first_block + (k / u64::from(ppb)) as u32;
+            let page = (k % u64::from(ppb)) as u32;
+            if let Some(reverse) = &mut self.planes[p as usize].blocks[block as usize].reverse {
+                reverse[page as usize] = lpn as u32;
+            }
+            let ppn = self.ppn_of(p, block, page);
+            self.map.set(lpn, ppn);
+        }
+        self.counters.host_page_writes += footprint.pages();
+        true
+    }
+
+    /// The host-write counters of process variation for `pages` written in order from block
+    /// `first_block` of plane `p` (each page's block class and program time).
+    fn count_fill_writes(&mut self, p: usize, pages: u64, first_block: u32) {
+        let Some(variation) = &mut self.variation else {
+            return;
+        };
+        let ppb = u64::from(self.geometry.pages_per_block);
+        let blocks_per_plane = self.geometry.blocks_per_plane as usize;
+        let mut left = pages;
+        let mut block = first_block as usize;
+        while left > 0 {
+            let written = left.min(ppb);
+            let global = p * blocks_per_plane + block;
+            let class = variation.class(global);
+            let program_ns = u64::from(variation.program_ns(global));
+            let c = &mut variation.counters;
+            c.writes_by_class[class as usize] += written;
+            c.host_program_ns_sum += written * program_ns;
+            left -= written;
+            block += 1;
+        }
+    }
+
     /// Give the drive the state `fill` describes, as page-by-page writing leaves it.
     fn apply_fill(&mut self, fill: FillMap) {
         let ppb = self.geometry.pages_per_block;
-        let blocks_per_plane = self.geometry.blocks_per_plane as usize;
         let mut host_writes = 0;
-        for (p, plane) in self.planes.iter_mut().enumerate() {
+        for p in 0..self.planes.len() {
             let pages = fill.stream_pages(p);
             host_writes += pages;
-            plane.fill_fresh(pages, |block, reverse| fill.block_lpns(p, block, reverse));
-            if let Some(variation) = &mut self.variation {
-                // The host-write counters each page of the stream adds.
-                let mut left = pages;
-                let mut block = fill.first_block as usize;
-                while left > 0 {
-                    let written = left.min(u64::from(ppb));
-                    let global = p * blocks_per_plane + block;
-                    let class = variation.class(global);
-                    let program_ns = u64::from(variation.program_ns(global));
-                    let c = &mut variation.counters;
-                    c.writes_by_class[class as usize] += written;
-                    c.host_program_ns_sum += written * program_ns;
-                    left -= written;
-                    block += 1;
-                }
-            }
+            self.planes[p].fill_fresh(pages, |block, reverse| fill.block_lpns(p, block, reverse));
+            self.count_fill_writes(p, pages, fill.first_block);
         }
         self.counters.host_page_writes += host_writes;
         if let Some(shadow) = &mut self.shadow {
@@ -747,54 +810,7 @@ mod tests {
                 !age || fill < 0.9 || report.age_final_waf > 1.0,
                 "GC ran while aging"
             );
-            assert_eq!(bulk.allocated_bytes(), plain.allocated_bytes());
-            assert_eq!(
-                bulk.mapped_lpns().collect::<Vec<_>>(),
-                plain.mapped_lpns().collect::<Vec<_>>()
-            );
-            for lpn in 0..logical {
-                assert_eq!(bulk.mapped_target(lpn), plain.mapped_target(lpn), "{lpn}");
-            }
-            for (a, b) in bulk.planes.iter_mut().zip(&plain.planes) {
-                assert_eq!(a.free, b.free);
-                assert_eq!((a.active, a.opened_blocks), (b.active, b.opened_blocks));
-                assert_eq!(
-                    (&a.bucket_head, &a.bucket_tail),
-                    (&b.bucket_head, &b.bucket_tail)
-                );
-                for (x, y) in a.blocks.iter().zip(&b.blocks) {
-                    assert_eq!(
-                        (
-                            x.erase_count,
-                            x.valid_pages,
-                            x.next_page,
-                            x.state,
-                            x.prev,
-                            x.next
-                        ),
-                        (
-                            y.erase_count,
-                            y.valid_pages,
-                            y.next_page,
-                            y.state,
-                            y.prev,
-                            y.next
-                        )
-                    );
-                }
-            }
-            for p in 0..bulk.planes.len() {
-                for b in 0..g.blocks_per_plane {
-                    if bulk.planes[p].blocks[b as usize].holds_fill() {
-                        bulk.materialise_block(p as u32, b);
-                    }
-                    assert_eq!(
-                        bulk.planes[p].blocks[b as usize].reverse,
-                        plain.planes[p].blocks[b as usize].reverse,
-                        "plane {p} block {b}"
-                    );
-                }
-            }
+            assert_same_drive(&mut bulk, &plain);
             // Reads and writes on top keep the integrity check clean.
             let mut ops = Vec::new();
             for lpn in (0..logical).step_by(3) {
@@ -802,6 +818,133 @@ mod tests {
             }
             for lpn in 0..logical {
                 bulk.read(lpn).unwrap();
+            }
+            assert_eq!(bulk.integrity_violations(), integrity.then_some(0));
+        }
+    }
+
+    /// `bulk` holds what `plain`, written page by page, holds: map entries, memory, block
+    /// records, lists and reverse maps (blocks still held by formula are materialised first).
+    fn assert_same_drive(bulk: &mut Ftl, plain: &Ftl) {
+        let logical = bulk.logical_pages();
+        let blocks = bulk.geometry.blocks_per_plane;
+        assert_eq!(bulk.allocated_bytes(), plain.allocated_bytes());
+        assert_eq!(
+            bulk.mapped_lpns().collect::<Vec<_>>(),
+            plain.mapped_lpns().collect::<Vec<_>>()
+        );
+        for lpn in 0..logical {
+            assert_eq!(bulk.mapped_target(lpn), plain.mapped_target(lpn), "{lpn}");
+        }
+        for (a, b) in bulk.planes.iter_mut().zip(&plain.planes) {
+            assert_eq!(a.free, b.free);
+            assert_eq!((a.active, a.opened_blocks), (b.active, b.opened_blocks));
+            assert_eq!(
+                (&a.bucket_head, &a.bucket_tail),
+                (&b.bucket_head, &b.bucket_tail)
+            );
+            for (x, y) in a.blocks.iter().zip(&b.blocks) {
+                assert_eq!(
+                    (
+                        x.erase_count,
+                        x.valid_pages,
+                        x.next_page,
+                        x.state,
+                        x.prev,
+                        x.next
+                    ),
+                    (
+                        y.erase_count,
+                        y.valid_pages,
+                        y.next_page,
+                        y.state,
+                        y.prev,
+                        y.next
+                    )
+                );
+            }
+        }
+        for p in 0..bulk.planes.len() {
+            for b in 0..blocks {
+                if bulk.planes[p].blocks[b as usize].holds_fill() {
+                    bulk.materialise_block(p as u32, b);
+                }
+                assert_eq!(
+                    bulk.planes[p].blocks[b as usize].reverse,
+                    plain.planes[p].blocks[b as usize].reverse,
+                    "plane {p} block {b}"
+                );
+            }
+        }
+    }
+
+    /// Only the footprint written (it covers the fill): one pass of explicit entries
+    /// ([`Ftl::write_footprint_in_order`]), the drive page-by-page writing leaves; with
+    /// process variation its counters too. Under the integrity shadow page by page.
+    #[test]
+    fn the_footprint_in_one_pass_is_the_drive_written_page_by_page() {
+        let g = geometry();
+        for (unit, reserved, footprint_every, integrity, variation) in [
+            (1, 0, 7u64, false, false),
+            (3, 1, 2, false, true),
+            (5, 2, 3, false, false),
+            (1, 0, 1, false, false),
+            (2, 1, 5, true, false),
+        ] {
+            let mut config = FtlConfig::plain(0.2, 0.1);
+            config.stripe_unit_pages = unit;
+            config.translation_reserved_blocks_per_plane = reserved;
+            let map = StaticMap::new(&g, [Level::Channel, Level::Die, Level::Chip, Level::Plane])
+                .with_stripe_unit_pages(unit);
+            let build = || {
+                let mut ftl = Ftl::new(&g, &config, map.clone(), integrity);
+                if variation {
+                    let config = crate::ftl::VariationConfig {
+                        enabled: true,
+                        ..Default::default()
+                    };
+                    ftl.enable_variation(&config, 600_000, 5).unwrap();
+                }
+                ftl
+            };
+            let mut bulk = build();
+            let logical = bulk.logical_pages();
+            let mut footprint = Footprint::new(logical);
+            for lpn in (0..logical).filter(|l| (l * 13 + 5) % footprint_every == 0) {
+                footprint.insert(lpn);
+            }
+            let pre = PreconditionConfig {
+                fill_fraction: 0.0,
+                ..Default::default()
+            };
+            let report = precondition(&mut bulk, &pre, Some(&footprint), 11).unwrap();
+            let mut plain = build();
+            let plain_report =
+                precondition::precondition_page_by_page(&mut plain, &pre, Some(&footprint), 11)
+                    .unwrap();
+            assert_eq!(report.footprint_pages, footprint.pages());
+            assert_eq!(plain_report.footprint_pages, footprint.pages());
+            assert!(bulk.map.fill().is_none(), "every entry explicit");
+            assert!(bulk
+                .planes
+                .iter()
+                .all(|p| p.blocks.iter().all(|b| !b.holds_fill())));
+            assert_eq!(
+                bulk.variation().map(|v| v.counters),
+                plain.variation().map(|v| v.counters)
+            );
+            assert_same_drive(&mut bulk, &plain);
+            // Reads and writes on top: the same targets, the integrity check clean.
+            let (mut ops, mut plain_ops) = (Vec::new(), Vec::new());
+            for lpn in (0..logical).step_by(3) {
+                assert_eq!(
+                    bulk.write(lpn, &[0; 4], &mut ops).unwrap(),
+                    plain.write(lpn, &[0; 4], &mut plain_ops).unwrap()
+                );
+            }
+            assert_eq!(ops, plain_ops);
+            for lpn in 0..logical {
+                assert_eq!(bulk.read(lpn).ok(), plain.read(lpn).ok(), "{lpn}");
             }
             assert_eq!(bulk.integrity_violations(), integrity.then_some(0));
         }

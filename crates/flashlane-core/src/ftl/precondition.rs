@@ -169,7 +169,7 @@ fn precondition_with(
                 _ => Footprint::new(0),
             }
         }
-        None => fill_page_by_page(ftl, footprint, sweep_start, target, &mut report)?,
+        None => fill_page_by_page(ftl, footprint, sweep_start, target, formula, &mut report)?,
     };
     if config.age && written.pages() > 0 {
         let round_writes = (written.pages() / 10).max(1);
@@ -225,13 +225,15 @@ fn precondition_with(
     Ok(report)
 }
 
-/// The footprint, then the sweep from `sweep_start` up to `target` pages, one write a page.
-/// Returns the pages written, as a set.
+/// The footprint, then the sweep from `sweep_start` up to `target` pages, one write a page
+/// (the footprint in one pass where `in_order` and the drive allow: ftl/fill.rs). Returns
+/// the pages written, as a set.
 fn fill_page_by_page(
     ftl: &mut Ftl,
     footprint: Option<&Footprint>,
     sweep_start: Option<u64>,
     target: u64,
+    in_order: bool,
     report: &mut PreconditionReport,
 ) -> Result<Footprint, Error> {
     let logical = ftl.logical_pages();
@@ -239,10 +241,19 @@ fn fill_page_by_page(
     let mut gc_ops = Vec::new();
     let mut written = Footprint::new(logical);
     if let Some(footprint) = footprint {
-        for lpn in footprint.iter() {
-            ftl.write(lpn, &no_load, &mut gc_ops)?;
-            gc_ops.clear();
-            written.insert(lpn);
+        if in_order && ftl.write_footprint_in_order(footprint) {
+            // Every page of it was written (none past the end).
+            if footprint.words().len() == written.words().len() {
+                written = footprint.clone();
+            } else {
+                footprint.iter().for_each(|lpn| _ = written.insert(lpn));
+            }
+        } else {
+            for lpn in footprint.iter() {
+                ftl.write(lpn, &no_load, &mut gc_ops)?;
+                gc_ops.clear();
+                written.insert(lpn);
+            }
         }
         report.footprint_pages = written.pages();
     }
