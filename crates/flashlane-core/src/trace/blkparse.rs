@@ -59,6 +59,9 @@ fn is_summary_line(line: &[u8]) -> bool {
 }
 
 impl LineLayout for BlkparseLayout {
+    /// Its only state, the action taken as the request stream, is fixed when it is built.
+    const PURE: bool = true;
+
     fn format(&self) -> TraceFormat {
         TraceFormat::Blkparse
     }
@@ -173,3 +176,53 @@ impl BlkparseReader {
 }
 
 line_reader_impl!(BlkparseReader);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Reading in batches gives what reading one record at a time gives: other actions,
+    /// data-less and zero-length requests (skipped events), blank and CRLF lines, bad lines
+    /// (device, action, columns, numbers), clamped and refused steps back, lines across the
+    /// input buffer's end, an overlong line, the closing summary, no last newline.
+    #[test]
+    fn batches_read_what_single_records_read() {
+        let mut text = String::new();
+        for i in 0..2000u64 {
+            let t = format!("{}.{:09}", 1 + i / 1000, (i % 1000) * 1_000_000);
+            let sector = i * 8;
+            if i == 500 {
+                // Far ahead: the next records step back past the tolerance.
+                text.push_str("8,0 0 1 40.000000000 7 D R 8 + 8 [fio]\n");
+            }
+            text.push_str(&match i % 53 {
+                3 => "\n".to_string(),
+                5 => "  \t\r\n".to_string(),
+                7 => format!("8,0 1 {i} {t} 4162 D WS {sector} + 8 [kjournald]\r\n"),
+                11 => "not a blkparse line\n".to_string(),
+                13 => "8,0 0 1 0.500000000 7 D R 8 + 8 [fio]\n".to_string(),
+                17 => format!("8,0 0 {i} {t} 7 Z R {sector} + 8 [fio]\n"),
+                19 => format!("8,0 0 {i} {t} 7 D FWS [fio]\n"),
+                23 => format!("8,0 0 {i} {t} 7 D R x + 8 [fio]\n"),
+                29 if i < 1000 => format!(
+                    "8,0 0 {i} {t} 7 D R {sector} + 8 [{}]\n",
+                    "h".repeat(70_000)
+                ),
+                31 => format!("8,0 0 {i} {t} 7 D R {sector} + 0 [fio]\n"),
+                37 => format!("8,16 0 {i} {t} 9 Q W {sector} + 16 [fio]\n"),
+                41 => format!("8,0 0 {i} {t} 7 D N {sector} + 8 [fio]\n"),
+                _ => format!(
+                    "8,{} 0 {i} {t} {} D R {sector} + 8 [fio]\n",
+                    i % 2 * 16,
+                    i % 5
+                ),
+            });
+        }
+        text.push_str("CPU0 (8,0):\n Reads Queued: 1, 4KiB\nTotal (8,0):\n");
+        text.push_str("8,0 0 1 3.000000000 7 D W 8 + 8 [fio]");
+        crate::trace::common::assert_batches_read_what_single_records_read(
+            &text,
+            |input, options| BlkparseReader::new(PathBuf::from("t.blkparse"), input, options),
+        );
+    }
+}

@@ -15,6 +15,9 @@ use super::{Op, ReaderOptions, TraceFormat, TraceRecord};
 pub(crate) struct SpcLayout;
 
 impl LineLayout for SpcLayout {
+    /// No state: a line's record depends on the line alone.
+    const PURE: bool = true;
+
     fn format(&self) -> TraceFormat {
         TraceFormat::Spc
     }
@@ -87,3 +90,45 @@ impl SpcReader {
 }
 
 line_reader_impl!(SpcReader);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Reading in batches gives what reading one record at a time gives: blank and CRLF
+    /// lines, optional columns, bad lines (columns, opcode, numbers), clamped and refused
+    /// steps back, lines across the input buffer's end, an overlong line, no last newline.
+    #[test]
+    fn batches_read_what_single_records_read() {
+        let mut text = String::new();
+        for i in 0..2000u64 {
+            let t = format!("{}.{:06}", 10 + i / 1000, (i % 1000) * 1000);
+            if i == 500 {
+                // Far ahead: the next records step back past the tolerance.
+                text.push_str(&format!("0,8,4096,r,{}.000000\n", 40 + i / 1000));
+            }
+            text.push_str(&match i % 53 {
+                3 => "\n".to_string(),
+                5 => "  \t\r\n".to_string(),
+                7 => format!("1,{},4096,W,{t}\r\n", i * 8),
+                11 => "not,a,record\n".to_string(),
+                13 => format!("0,8,4096,r,{}.000000\n", 9 + i / 1000),
+                17 => format!("0,8,4096,x,{t}\n"),
+                19 => format!("2, {} ,512 , w ,{t},extra,columns\n", i * 8),
+                23 => format!("0,x,4096,r,{t}\n"),
+                29 if i < 1000 => format!("0,8,4096,r,{t},{}\n", "h".repeat(70_000)),
+                _ => format!(
+                    "{},{},4096,{},{t}\n",
+                    i % 3,
+                    i * 8,
+                    ["r", "R", "w"][i as usize % 3]
+                ),
+            });
+        }
+        text.push_str("0,8,4096,w,12.5");
+        crate::trace::common::assert_batches_read_what_single_records_read(
+            &text,
+            |input, options| SpcReader::new(PathBuf::from("t.spc"), input, options),
+        );
+    }
+}
