@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Where a request's instructions go: the per-stage table of docs/performance.md from callgrind
 output files. Each function's own (exclusive) instructions are given to the stage of the event
-flow its code belongs to (by its source file under crates/, else by its symbol), divided by the
-requests simulated.
+flow its code belongs to (set-up by the function it runs in, whatever file it was inlined from;
+the others by its source file under crates/, else by its symbol), divided by the requests
+simulated.
 
     python3 scripts/callgrind_stages.py REQUESTS CALLGRIND_OUT [CALLGRIND_OUT ...]
 
@@ -47,7 +48,14 @@ RULES = [
 ]
 
 
+# Code run while the drive is set up belongs to set-up whichever file it was inlined from
+# (the FTL's write path inside preconditioning is not the dispatch stage's).
+SET_UP_SYMBOLS = ["::precondition::", "Simulation::new", "Ftl::new", "MappingCache::new"]
+
+
 def stage(file: str, symbol: str) -> str:
+    if any(k in symbol for k in SET_UP_SYMBOLS):
+        return "set-up and preconditioning"
     # Our own source files: callgrind_annotate prints them relative to the working directory
     # when run inside the repository, absolute elsewhere.
     own = file.startswith("crates/flashlane-") or "/crates/flashlane-" in file
