@@ -144,14 +144,19 @@ pub struct StaticMap {
     ways: u64,
     dies: u64,
     planes: u64,
-    /// The placement repeats every `period` = channels x ways x dies x planes pages: chip and
-    /// plane of every residue, so the hot path costs one division.
+    /// The placement repeats every `period` = channels x ways x dies x planes stripe units:
+    /// chip and plane of every residue, so the hot path costs a table look-up.
     period: u64,
     chip_of_residue: Vec<u32>,
     plane_of_residue: Vec<u32>,
     /// Consecutive logical pages kept on one plane before the order moves on (1 = page
     /// striping); see [`StaticMap::with_stripe_unit_pages`].
     unit: u64,
+    /// `unit` and `period` as a shift and a mask when they are powers of two (the presets'
+    /// drives): every request and page write looks its plane or chip up, and two 64-bit
+    /// divisions cost more than the rest of the look-up.
+    unit_shift: Option<u32>,
+    period_mask: Option<u64>,
 }
 
 /// Where the static map places a logical page.
@@ -176,7 +181,11 @@ impl StaticMap {
             chip_of_residue: Vec::new(),
             plane_of_residue: Vec::new(),
             unit: 1,
+            unit_shift: Some(0),
+            period_mask: None,
         };
+        let period = map.period;
+        map.period_mask = period.is_power_of_two().then(|| period - 1);
         let (chips, planes): (Vec<u32>, Vec<u32>) = (0..map.period)
             .map(|residue| {
                 let p = map.place(residue);
@@ -201,6 +210,10 @@ impl StaticMap {
     /// layout: every plane holds one contiguous logical range (PASS's "region" as a package).
     pub fn with_stripe_unit_pages(mut self, pages: u64) -> Self {
         self.unit = pages.max(1);
+        self.unit_shift = self
+            .unit
+            .is_power_of_two()
+            .then(|| self.unit.trailing_zeros());
         self
     }
 
@@ -226,14 +239,34 @@ impl StaticMap {
         placement
     }
 
+    /// Stripe unit of logical page `lpn`.
+    #[inline]
+    fn unit_of(&self, lpn: u64) -> u64 {
+        match self.unit_shift {
+            Some(shift) => lpn >> shift,
+            None => lpn / self.unit,
+        }
+    }
+
+    /// Residue of stripe unit `unit` (its place in the period).
+    #[inline]
+    fn residue(&self, unit: u64) -> usize {
+        (match self.period_mask {
+            Some(mask) => unit & mask,
+            None => unit % self.period,
+        }) as usize
+    }
+
     /// Chip index (channel-major) of logical page `lpn`.
+    #[inline]
     pub fn chip_of(&self, lpn: u64) -> u32 {
-        self.chip_of_residue[(lpn / self.unit % self.period) as usize]
+        self.chip_of_residue[self.residue(self.unit_of(lpn))]
     }
 
     /// Global plane index of logical page `lpn`.
+    #[inline]
     pub fn plane_of(&self, lpn: u64) -> u32 {
-        self.plane_of_residue[(lpn / self.unit % self.period) as usize]
+        self.plane_of_residue[self.residue(self.unit_of(lpn))]
     }
 
     /// Consecutive logical pages kept on one plane (1 = page striping).
@@ -254,18 +287,18 @@ impl StaticMap {
             return set;
         }
         // Consecutive units cycle through the chips with a period of chips*dies*planes.
-        let first_unit = first_lpn / self.unit;
-        let last_unit = (first_lpn + pages - 1) / self.unit;
+        let first_unit = self.unit_of(first_lpn);
+        let last_unit = self.unit_of(first_lpn + pages - 1);
         if first_unit == last_unit {
             // Most requests sit in one stripe unit: one chip, no loop.
-            set.insert(self.chip_of_residue[(first_unit % self.period) as usize]);
+            set.insert(self.chip_of_residue[self.residue(first_unit)]);
             return set;
         }
         // Counted as inserted rather than by `set.len()`: reading the whole set right after a
         // one-word store to it stalled on store forwarding (a third of this function's time).
         let mut count = 0;
         for unit in first_unit..=last_unit.min(first_unit + self.period - 1) {
-            let chip = self.chip_of_residue[(unit % self.period) as usize];
+            let chip = self.chip_of_residue[self.residue(unit)];
             if !set.contains(chip) {
                 set.insert(chip);
                 count += 1;
@@ -340,6 +373,48 @@ mod tests {
             blocks_per_plane: 16,
             pages_per_block: 8,
             page_bytes: 4096,
+        }
+    }
+
+    /// The look-ups (a shift and a mask where unit and period are powers of two, divisions
+    /// otherwise) place every page where [`StaticMap::place`] puts its stripe unit.
+    #[test]
+    fn look_ups_agree_with_the_placement() {
+        for (channels, ways) in [(4, 2), (3, 2), (1, 1), (5, 3)] {
+            let g = geometry(channels, ways);
+            for unit in [1, 2, 4, 10, 64] {
+                let map =
+                    StaticMap::new(&g, [Level::Chip, Level::Die, Level::Channel, Level::Plane])
+                        .with_stripe_unit_pages(unit);
+                for lpn in 0..3 * unit * g.planes() as u64 + 7 {
+                    let p = map.place(lpn / unit);
+                    let chip = p.channel * ways + p.way;
+                    let plane = (chip * 2 + p.die) * 2 + p.plane;
+                    assert_eq!(
+                        map.chip_of(lpn),
+                        chip,
+                        "{channels}x{ways} unit {unit} page {lpn}"
+                    );
+                    assert_eq!(
+                        map.plane_of(lpn),
+                        plane,
+                        "{channels}x{ways} unit {unit} page {lpn}"
+                    );
+                    for pages in [1, 3, unit + 1] {
+                        let expected: Vec<u32> = {
+                            let mut chips: Vec<u32> =
+                                (lpn..lpn + pages).map(|l| map.chip_of(l)).collect();
+                            chips.sort_unstable();
+                            chips.dedup();
+                            chips
+                        };
+                        assert_eq!(
+                            map.chips_of_range(lpn, pages).iter().collect::<Vec<_>>(),
+                            expected
+                        );
+                    }
+                }
+            }
         }
     }
 
