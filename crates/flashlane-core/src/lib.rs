@@ -12,6 +12,7 @@ pub mod error;
 pub mod ftl;
 pub mod geometry;
 pub mod host;
+pub mod int_map;
 pub mod interconnect;
 mod registry;
 pub mod replay;

@@ -8,14 +8,14 @@
 //!
 //! Readings of the paper are in `docs/models/sos.md`.
 
-use std::collections::{HashMap, VecDeque};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::collections::VecDeque;
 
 use super::{DeviceContext, DeviceScheduler, Transaction, TxnKind, NO_LPN};
 use serde::{Deserialize, Serialize};
 
 use super::DeviceSchedulerKind;
 use crate::geometry::Geometry;
+use crate::int_map::IntMap;
 
 /// `kind = "sos"`: SOS: HOS's per-chip queues plus the queue-size leveller (an idle chip with
 /// an empty queue takes a queued host write from a longer queue, remapped) and the write-hit
@@ -45,25 +45,6 @@ impl DeviceSchedulerKind for SosConfig {
     }
 }
 
-/// Multiplicative hash for logical page numbers (the pending-write map sits on the write path;
-/// SipHash would cost more than the lookup).
-#[derive(Default)]
-struct LpnHasher(u64);
-
-impl Hasher for LpnHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.0 = (self.0 ^ u64::from(*b)).wrapping_mul(0x100_0000_01b3);
-        }
-    }
-    fn write_u32(&mut self, n: u32) {
-        self.0 = u64::from(n).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    }
-}
-
 pub struct Sos {
     queues: Vec<VecDeque<Transaction>>,
     queued: Vec<u32>,
@@ -75,7 +56,7 @@ pub struct Sos {
     write_hit_manager: bool,
     /// WHM's completion flags: a logical page present here has a host program still queued
     /// (flag 0 in the paper), at this (chip, physical page). Absent = written or in flight.
-    pending: HashMap<u32, (u32, u32), BuildHasherDefault<LpnHasher>>,
+    pending: IntMap<u32, (u32, u32)>,
 }
 
 impl Sos {
@@ -87,7 +68,7 @@ impl Sos {
             waiting_writes: vec![0; chips as usize],
             queue_size_leveller,
             write_hit_manager,
-            pending: HashMap::default(),
+            pending: IntMap::default(),
         }
     }
 

@@ -22,9 +22,11 @@
 //! admitted write of its page, and a read miss must find that version already flushed (the
 //! FTL's shadow then checks the flash copy).
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 
 use serde::Serialize;
+
+use crate::int_map::IntMap;
 
 /// A page resident in the buffer.
 #[derive(Debug, Clone, Copy)]
@@ -91,7 +93,7 @@ pub struct WriteBuffer {
     /// Dirty pages above this start flushes.
     flush_threshold_pages: u32,
     page_ns: u64,
-    entries: HashMap<u32, Entry>,
+    entries: IntMap<u32, Entry>,
     dirty_order: VecDeque<u32>,
     flushing: u32,
     waiting: VecDeque<Waiting>,
@@ -108,8 +110,8 @@ pub struct WriteBuffer {
 #[derive(Debug, Default)]
 struct BufferShadow {
     next_version: u32,
-    admitted: HashMap<u32, u32>,
-    flushed: HashMap<u32, u32>,
+    admitted: IntMap<u32, u32>,
+    flushed: IntMap<u32, u32>,
     violations: u64,
 }
 
@@ -136,7 +138,7 @@ impl WriteBuffer {
             flush_threshold_pages: (capacity_pages as f64 * flush_threshold_fraction).floor()
                 as u32,
             page_ns,
-            entries: HashMap::with_capacity(slots),
+            entries: IntMap::with_capacity_and_hasher(slots, Default::default()),
             dirty_order: VecDeque::with_capacity(slots),
             flushing: 0,
             waiting: VecDeque::with_capacity(64),

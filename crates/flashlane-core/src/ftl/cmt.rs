@@ -25,13 +25,11 @@
 //!   already) and a program of the whole page. Every cached dirty entry of that page becomes
 //!   clean with it (batch update). Requests never wait for write-backs.
 
-use std::collections::HashMap;
-
 use serde::{Deserialize, Serialize};
-use std::hash::{BuildHasherDefault, Hasher};
 
 use super::slot_index::{prefetch, SlotIndex};
 use crate::geometry::{Geometry, StaticMap};
+use crate::int_map::IntMap;
 use crate::transaction::Transaction;
 
 /// Bytes a translation-page read moves over the channel (one sector, as MQSim).
@@ -85,29 +83,6 @@ pub struct CmtRules {
 }
 const NONE: u32 = u32::MAX;
 const SECTOR_BYTES: u32 = 512;
-
-/// Multiplicative hash of an integer key: fast and the same on every run.
-#[derive(Default)]
-pub struct IntHasher(u64);
-
-impl Hasher for IntHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        }
-    }
-    fn write_u64(&mut self, value: u64) {
-        self.0 = (value ^ (value >> 29)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-    fn write_u32(&mut self, value: u32) {
-        self.write_u64(u64::from(value));
-    }
-}
-
-type IntMap<K, V> = HashMap<K, V, BuildHasherDefault<IntHasher>>;
 
 /// One cached translation, in an LRU list threaded through the slot array.
 #[derive(Debug, Clone, Copy)]

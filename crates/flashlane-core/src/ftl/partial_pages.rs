@@ -9,7 +9,7 @@
 //! completed). Here only pages that hold *some but not all* sectors are kept in a table; a page
 //! absent from it holds every sector if it is mapped and none if it is not.
 
-use std::collections::HashMap;
+use crate::int_map::IntMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -52,7 +52,7 @@ pub struct PartialPages {
     page_bytes: u64,
     full: u32,
     /// Keyed by logical page (a transaction's logical page is a `u32`): 8 bytes an entry.
-    masks: HashMap<u32, u32>,
+    masks: IntMap<u32, u32>,
 }
 
 impl PartialPages {
@@ -70,7 +70,7 @@ impl PartialPages {
             } else {
                 (1u32 << sectors) - 1
             },
-            masks: HashMap::new(),
+            masks: IntMap::default(),
         })
     }
 

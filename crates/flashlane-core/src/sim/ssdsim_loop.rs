@@ -20,7 +20,7 @@
 //! is every sector its page holds) and `device.scheduler.merged_read_ns` (a read of a page
 //! already being read completes without flash work, `creat_sub_request`).
 
-use std::collections::HashMap;
+use crate::int_map::IntMap;
 
 use super::{Event, Simulation, Stage};
 use crate::config::Config;
@@ -57,7 +57,7 @@ pub(super) struct SsdsimLoop {
     /// page until a write of it reaches the chip, which flashlane places at hand-over: the
     /// logical page is that physical page (a write's read-modify-write read of the old one
     /// included).
-    reads_by_lpn: HashMap<u32, u32>,
+    reads_by_lpn: IntMap<u32, u32>,
     /// Channel time of one GC page move without its data: two commands, tR and tPROG.
     gc_move_ns: u64,
     /// Channel time of one page's data out and back in.
@@ -93,7 +93,7 @@ impl SsdsimLoop {
             idle_pass_at: None,
             read_held_sectors: read_transfer == ReadTransfer::HeldSectors,
             merged_read_ns,
-            reads_by_lpn: HashMap::new(),
+            reads_by_lpn: IntMap::default(),
             gc_move_ns: 2 * t.command_transfer_ns + t.page_read_ns + t.page_program_ns,
             gc_move_data_ns: 2 * transfer_ns(config.geometry.page_bytes, t.channel_bytes_per_ns),
         }
