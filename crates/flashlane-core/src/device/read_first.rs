@@ -66,6 +66,9 @@ pub struct ReadFirst {
     dies_per_chip: usize,
     /// `queues[die][class]`: (arrival sequence, transaction), oldest first.
     queues: Vec<[VecDeque<(u64, Transaction)>; CLASSES]>,
+    /// Bit `class` of `nonempty[die]` is set while `queues[die][class]` holds a transaction:
+    /// `next` finds the highest class with work from these bits instead of every queue.
+    nonempty: Vec<u8>,
     queued: Vec<u32>,
     sequence: u64,
 }
@@ -76,6 +79,7 @@ impl ReadFirst {
             chips: chips as usize,
             dies_per_chip: 0,
             queues: Vec::new(),
+            nonempty: Vec::new(),
             queued: vec![0; chips as usize],
             sequence: 0,
         }
@@ -85,6 +89,17 @@ impl ReadFirst {
         let first = chip as usize * self.dies_per_chip;
         first..(first + self.dies_per_chip).min(self.queues.len())
     }
+
+    /// Remove the transaction at `at` of `die`'s queue of `class`, of `chip`.
+    fn take(&mut self, chip: u32, die: usize, class: usize, at: usize) -> Option<Transaction> {
+        let queue = &mut self.queues[die][class];
+        let (_, txn) = queue.remove(at)?;
+        if queue.is_empty() {
+            self.nonempty[die] &= !(1 << class);
+        }
+        self.queued[chip as usize] -= 1;
+        Some(txn)
+    }
 }
 
 impl DeviceScheduler for ReadFirst {
@@ -92,8 +107,11 @@ impl DeviceScheduler for ReadFirst {
         let die = txn.die as usize;
         if die >= self.queues.len() {
             self.queues.resize_with(die + 1, Default::default);
+            self.nonempty.resize(die + 1, 0);
         }
-        self.queues[die][class_of(txn.kind)].push_back((self.sequence, txn));
+        let class = class_of(txn.kind);
+        self.queues[die][class].push_back((self.sequence, txn));
+        self.nonempty[die] |= 1 << class;
         self.sequence += 1;
         self.queued[txn.chip as usize] += 1;
     }
@@ -104,35 +122,42 @@ impl DeviceScheduler for ReadFirst {
         }
         self.dies_per_chip = ctx.die_busy.len() / self.chips;
         let dies = self.chip_dies(chip);
-        for class in 0..CLASSES {
-            let mut best: Option<(u64, usize)> = None;
-            for die in dies.clone() {
-                if ctx.die_busy[die] {
-                    continue;
-                }
-                if let Some(&(seq, _)) = self.queues[die][class].front() {
-                    if best.is_none_or(|(oldest, _)| seq < oldest) {
-                        best = Some((seq, die));
-                    }
-                }
+        // The highest class with work on an idle die of the chip.
+        let idle_work = |die: usize| {
+            if ctx.die_busy[die] {
+                0
+            } else {
+                self.nonempty[die]
             }
-            if let Some((_, die)) = best {
-                let queue = &mut self.queues[die][class];
-                // MQSim's issue rule (`TSU_Base::issue_command_to_chip`): the oldest head names
-                // the die; when it is a held program (`transaction_is_ready` false) the die's
-                // first ready transaction of the class goes instead, and nothing else of the
-                // chip.
-                let at = if ctx.is_held(&queue[0].1) {
-                    queue.iter().position(|(_, t)| !ctx.is_held(t))?
-                } else {
-                    0
-                };
-                let (_, txn) = queue.remove(at)?;
-                self.queued[chip as usize] -= 1;
-                return Some(txn);
+        };
+        let class = dies
+            .clone()
+            .map(|die| idle_work(die).trailing_zeros() as usize)
+            .min()
+            .filter(|&class| class < CLASSES)?;
+        // Its oldest head over those dies.
+        let mut best: Option<(u64, usize)> = None;
+        for die in dies {
+            if idle_work(die) & (1 << class) == 0 {
+                continue;
+            }
+            if let Some(&(seq, _)) = self.queues[die][class].front() {
+                if best.is_none_or(|(oldest, _)| seq < oldest) {
+                    best = Some((seq, die));
+                }
             }
         }
-        None
+        let (_, die) = best?;
+        let queue = &self.queues[die][class];
+        // MQSim's issue rule (`TSU_Base::issue_command_to_chip`): the oldest head names the die;
+        // when it is a held program (`transaction_is_ready` false) the die's first ready
+        // transaction of the class goes instead, and nothing else of the chip.
+        let at = if ctx.is_held(&queue[0].1) {
+            queue.iter().position(|(_, t)| !ctx.is_held(t))?
+        } else {
+            0
+        };
+        self.take(chip, die, class, at)
     }
 
     fn queued_per_chip(&self) -> &[u32] {
@@ -148,11 +173,11 @@ impl DeviceScheduler for ReadFirst {
     ) -> Option<Transaction> {
         for class in 0..CLASSES {
             for die in self.chip_dies(chip) {
-                let queue = &mut self.queues[die][class];
-                if let Some(at) = queue.iter().position(|(_, t)| fits(t)) {
-                    let (_, txn) = queue.remove(at)?;
-                    self.queued[chip as usize] -= 1;
-                    return Some(txn);
+                if self.nonempty[die] & (1 << class) == 0 {
+                    continue;
+                }
+                if let Some(at) = self.queues[die][class].iter().position(|(_, t)| fits(t)) {
+                    return self.take(chip, die, class, at);
                 }
             }
         }
