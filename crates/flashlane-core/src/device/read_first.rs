@@ -120,7 +120,10 @@ impl DeviceScheduler for ReadFirst {
         if self.queued[chip as usize] == 0 {
             return None;
         }
-        self.dies_per_chip = ctx.die_busy.len() / self.chips;
+        if self.dies_per_chip == 0 {
+            // Once: a run's dies do not change (not a division a call).
+            self.dies_per_chip = ctx.die_busy.len() / self.chips;
+        }
         let dies = self.chip_dies(chip);
         // The highest class with work on an idle die of the chip.
         let idle_work = |die: usize| {

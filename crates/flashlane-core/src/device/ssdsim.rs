@@ -240,8 +240,8 @@ pub struct Ssdsim {
 }
 
 impl Ssdsim {
-    pub fn new(chips: u32) -> Self {
-        Self::with_switches(chips, 1, SsdsimSwitches::default())
+    pub fn new(chips: u32, dies_per_chip: u32) -> Self {
+        Self::with_switches(chips, dies_per_chip, SsdsimSwitches::default())
     }
 
     pub fn with_switches(chips: u32, dies_per_chip: u32, switches: SsdsimSwitches) -> Self {
@@ -406,7 +406,7 @@ impl DeviceScheduler for Ssdsim {
     fn next(&mut self, chip: u32, ctx: &mut DeviceContext<'_>) -> Option<Transaction> {
         let die_busy = ctx.die_busy;
         // Dies are numbered chip-major (chip * dies_per_chip + die).
-        let dies_per_chip = die_busy.len() / self.queued.len();
+        let dies_per_chip = self.dies_per_chip;
         let first = chip as usize * dies_per_chip;
         if die_busy[first..first + dies_per_chip].iter().any(|b| *b) {
             return None;
@@ -436,7 +436,7 @@ mod tests {
     /// Two chips with two dies each: dies 0,1 belong to chip 0 and dies 2,3 to chip 1.
     #[test]
     fn a_busy_die_makes_its_whole_chip_busy() {
-        let mut s = Ssdsim::new(2);
+        let mut s = Ssdsim::new(2, 2);
         enq(&mut s, txn(TxnKind::Read, 0, 0, 1));
         enq(&mut s, txn(TxnKind::Read, 0, 1, 2));
         let mut busy = vec![false; 4];
@@ -461,7 +461,7 @@ mod tests {
     /// and the GC erase queued after it then follow in arrival order.
     #[test]
     fn reads_go_before_earlier_writes_and_gc_on_their_chip() {
-        let mut s = Ssdsim::new(1);
+        let mut s = Ssdsim::new(1, 2);
         enq(&mut s, txn(TxnKind::Program, 0, 0, 1));
         enq(&mut s, txn(TxnKind::Erase, 0, 1, NO_REQUEST));
         enq(&mut s, txn(TxnKind::Read, 0, 1, 2));

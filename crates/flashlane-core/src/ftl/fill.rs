@@ -481,7 +481,11 @@ pub fn sweep_extent(
         if written + free < needed {
             written += free;
             visited += segment;
-            lpn = (lpn + segment) % logical;
+            // A segment never passes the end: it wraps exactly there (no division a word).
+            lpn += segment;
+            if lpn == logical {
+                lpn = 0;
+            }
             continue;
         }
         for bit in 0..segment {
