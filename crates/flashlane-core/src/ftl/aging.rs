@@ -52,14 +52,21 @@ pub(super) struct PlaneMajor {
     /// That fill (the drive's numbering of each plane's pages).
     fill: FillMap,
     static_map: StaticMap,
+    labels: Labels,
+}
+
+/// The plane-major numbering itself (see the module's comment), apart from the drive's
+/// state: aging's picks are labelled with it while the plane-major map is still being built.
+#[derive(Clone, Copy)]
+pub(super) struct Labels {
     /// Logical pages numbered per plane (a whole number of map chunks).
     span: u64,
-    /// The drive's stripe unit and period (pages, planes), for [`PlaneMajor::label`].
+    /// The drive's stripe unit and period (pages, planes).
     unit: u32,
     period: u32,
 }
 
-impl PlaneMajor {
+impl Labels {
     /// Plane-major number of logical page `lpn` (see the module's comment): for every
     /// page aging overwrites, so with shifts when the unit and period are powers of two (as
     /// on the presets) rather than divisions. Logical page `(k * period + r) * unit + j` is
@@ -89,10 +96,18 @@ impl PlaneMajor {
     }
 }
 
+impl PlaneMajor {
+    pub(super) fn labels(&self) -> &Labels {
+        &self.labels
+    }
+}
+
 impl Ftl {
     /// Number the logical pages plane-major for aging, when it applies (see the module's
-    /// comment); `None` leaves the drive as it is.
-    pub(super) fn begin_plane_major(&mut self) -> Option<PlaneMajor> {
+    /// comment), running `side` with the numbering on this thread while the other builds the
+    /// plane-major map (aging's first draws); `None` leaves the drive as it is (and `side`
+    /// not run).
+    pub(super) fn begin_plane_major(&mut self, side: impl FnOnce(&Labels)) -> Option<PlaneMajor> {
         if self.dynamic
             || self.shadow.is_some()
             || !self.map.no_entry_written()
@@ -136,11 +151,17 @@ impl Ftl {
             })
             .collect();
         let pages_per_plane = self.pages_per_plane;
-        let half = Some(jobs.len().div_ceil(2));
+        let (unit, period) = own_fill.unit_and_period();
+        let labels = Labels {
+            span,
+            unit: unit as u32,
+            period: period as u32,
+        };
+        // No allocation in these jobs: the planes may go to either thread.
         on_threads(
             &mut jobs,
-            half,
-            || {},
+            None,
+            || side(&labels),
             |(p, entries)| {
                 let ppn_base = *p as u64 * pages_per_plane + u64::from(fill.first_block) * ppb;
                 fill.stream_locals(*p, |k, local| {
@@ -154,14 +175,11 @@ impl Ftl {
         let plane_major_static =
             StaticMap::new(&self.geometry, self.static_map.order()).with_stripe_unit_pages(span);
         let static_map = std::mem::replace(&mut self.static_map, plane_major_static);
-        let (unit, period) = own_fill.unit_and_period();
         Some(PlaneMajor {
             map,
             fill: own_fill,
             static_map,
-            span,
-            unit: unit as u32,
-            period: period as u32,
+            labels,
         })
     }
 
@@ -171,9 +189,9 @@ impl Ftl {
             map,
             fill,
             static_map,
-            span,
-            ..
+            labels,
         } = numbering;
+        let span = labels.span;
         let mut plane_major = std::mem::replace(&mut self.map, map);
         self.static_map = static_map;
         if self.map.fill().is_none() {

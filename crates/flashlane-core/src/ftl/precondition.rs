@@ -7,6 +7,7 @@ use rand::{Rng, RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
+use super::aging::Labels;
 use super::footprint::Footprint;
 use super::Ftl;
 use crate::Error;
@@ -179,17 +180,22 @@ fn precondition_with(
         }
         let mut last_waf = 0.0;
         // Plane by plane when it applies (ftl/aging.rs), else in the order of the picks.
+        let mut by_plane = ByPlane::default();
+        let planes = ftl.planes.len();
+        // The first round drawn while the plane-major map is built.
         let plane_major = if formula {
-            ftl.begin_plane_major()
+            ftl.begin_plane_major(|labels| {
+                by_plane.draw_ahead(planes, labels, &mut picks, round_writes);
+            })
         } else {
             None
         };
-        let mut by_plane = ByPlane::default();
         for round in 0..config.age_max_rounds {
             let before = ftl.counters();
             if let Some(numbering) = &plane_major {
                 let more = round + 1 < config.age_max_rounds;
-                let written = by_plane.write_round(ftl, numbering, &mut picks, round_writes, more);
+                let written =
+                    by_plane.write_round(ftl, numbering.labels(), &mut picks, round_writes, more);
                 if let Err(error) = written {
                     if let Some(numbering) = plane_major {
                         ftl.end_plane_major(numbering);
@@ -300,16 +306,11 @@ fn make_room(groups: &mut Vec<Vec<u32>>, residues: usize, writes: u64) {
 
 /// One round's picks drawn into `groups` ([`make_room`]), each residue's (labels
 /// `r * span ..`) in the order drawn.
-fn draw_round(
-    groups: &mut [Vec<u32>],
-    numbering: &super::aging::PlaneMajor,
-    picks: &mut AgingPicks,
-    writes: u64,
-) {
+fn draw_round(groups: &mut [Vec<u32>], labels: &Labels, picks: &mut AgingPicks, writes: u64) {
     // Labels fit in 32 bits (ftl/aging.rs), and so does a 32-bit division's cost.
-    let span = numbering.span() as u32;
+    let span = labels.span() as u32;
     for _ in 0..writes {
-        let label = numbering.label(picks.draw());
+        let label = labels.label(picks.draw());
         if let Some(group) = groups.get_mut((label / span) as usize) {
             group.push(label);
         }
@@ -317,20 +318,26 @@ fn draw_round(
 }
 
 impl ByPlane {
+    /// The next round's picks, drawn now.
+    fn draw_ahead(&mut self, groups: usize, labels: &Labels, picks: &mut AgingPicks, writes: u64) {
+        self.next_start = Some(picks.save());
+        make_room(&mut self.next, groups, writes);
+        draw_round(&mut self.next, labels, picks, writes);
+        self.next_drawn = true;
+    }
+
     fn write_round(
         &mut self,
         ftl: &mut Ftl,
-        numbering: &super::aging::PlaneMajor,
+        labels: &Labels,
         picks: &mut AgingPicks,
         writes: u64,
         more: bool,
     ) -> Result<(), Error> {
-        let span = numbering.span();
+        let span = labels.span();
         let groups = ftl.planes.len();
         if !self.next_drawn {
-            self.next_start = Some(picks.save());
-            make_room(&mut self.next, groups, writes);
-            draw_round(&mut self.next, numbering, picks, writes);
+            self.draw_ahead(groups, labels, picks, writes);
         }
         std::mem::swap(&mut self.current, &mut self.next);
         self.current_start = self.next_start.take();
@@ -365,7 +372,7 @@ impl ByPlane {
             ftl.age_planes(&jobs, split, || {
                 if more {
                     *next_start = Some(picks.save());
-                    draw_round(next, numbering, picks, writes);
+                    draw_round(next, labels, picks, writes);
                 }
             })
         } else {
@@ -383,7 +390,7 @@ impl ByPlane {
             let mut drawn = Vec::new();
             if let Some(start) = self.current_start.clone() {
                 picks.restore(start);
-                drawn.extend((0..writes).map(|_| u64::from(numbering.label(picks.draw())) / span));
+                drawn.extend((0..writes).map(|_| u64::from(labels.label(picks.draw())) / span));
                 picks.restore(resume);
             }
             for (g, failed) in failed.into_iter().enumerate() {
