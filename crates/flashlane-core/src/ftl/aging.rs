@@ -295,6 +295,8 @@ fn gather_drive_map(
 const ENTRY_AHEAD: usize = 16;
 const BLOCK_AHEAD: usize = 8;
 const REVERSE_AHEAD: usize = 3;
+/// GC moves ahead of the one being placed at which its map entry is asked for.
+const MOVE_AHEAD: usize = 16;
 
 impl Ftl {
     /// Whether [`Ftl::age_planes`] writes as [`Ftl::write`] would on this drive: no per-block
@@ -584,7 +586,17 @@ impl Job<'_> {
                 counters.gc_runs += 1;
                 planes.begin_moving(victim);
                 planes.drain_moving(victim, &mut moves);
+                // Each moved page's map entry is a random store in the plane's entries:
+                // asked for a few moves ahead.
+                for &ahead in moves.iter().take(MOVE_AHEAD) {
+                    super::slot_index::prefetch(entry!(ahead));
+                }
+                let mut at = 0;
                 let placed = planes.append_run(&moves, |moved, block, page| {
+                    if let Some(&ahead) = moves.get(at + MOVE_AHEAD) {
+                        super::slot_index::prefetch(entry!(ahead));
+                    }
+                    at += 1;
                     *entry!(moved) = base + block * ppb + page + 1;
                 });
                 if !placed {
