@@ -15,17 +15,21 @@
 //! entries are one contiguous run that stays in cache while the plane is aged. Every fill
 //! page gets its plane-major entry when aging starts (no formula look-ups while aging), and a
 //! plane's writes go through a kernel of their own ([`Ftl::age_planes`]), the planes shared
-//! among up to [`AGING_THREADS`] threads. When aging ends the numbering is turned back: the
-//! reverse maps entry by entry, the forward map gathered a drive chunk at a time while the
-//! plane-major one is released chunk by chunk (so the two never both hold the whole map).
+//! among up to [`AGING_THREADS`] threads, each plane with the same thread every round (its
+//! block maps stay in one allocator arena). The picks do not depend on the drive either, so
+//! each round's are drawn, in the seeded order, while the round before is written (the first
+//! while the plane-major map is built). When aging ends the numbering is turned back: the
+//! reverse maps entry by entry on one thread while the other gathers the forward map a drive
+//! chunk at a time, releasing the plane-major one chunk by chunk (so the two never both
+//! hold the whole map).
 //!
 //! Used after a fill written as a formula (so the forward map has no entry yet), without the
 //! integrity shadow (indexed by logical page), under static allocation and on drives of at
 //! least [`PLANE_MAJOR_FROM_PAGES`] logical pages; otherwise aging writes in the order of the
 //! picks, as before. Either way aging costs a random overwrite per pick plus the GC moves it
-//! causes (on `venice-perf`, 8.4 M overwrites and 20-30 M moves a round, about 0.6 s of CPU
-//! a round in the kernel): it is the one part of preconditioning that still grows with the
-//! pages written.
+//! causes (on `venice-perf`, 8.4 M overwrites and 20-30 M moves a round, about 0.55-0.8 s of
+//! CPU a round in the kernel, plus 0.11 s for the round's draws): it is the one part of
+//! preconditioning that still grows with the pages written.
 
 use super::fill::FillMap;
 use super::mapping::{ChunkedTable, PageMap, CHUNK};
