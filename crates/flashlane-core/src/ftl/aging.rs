@@ -15,17 +15,21 @@
 //! entries are one contiguous run that stays in cache while the plane is aged. Every fill
 //! page gets its plane-major entry when aging starts (no formula look-ups while aging), and a
 //! plane's writes go through a kernel of their own ([`Ftl::age_planes`]), the planes shared
-//! among up to [`AGING_THREADS`] threads. When aging ends the numbering is turned back: the
-//! reverse maps entry by entry, the forward map gathered a drive chunk at a time while the
-//! plane-major one is released chunk by chunk (so the two never both hold the whole map).
+//! among up to [`AGING_THREADS`] threads, each plane with the same thread every round (its
+//! block maps stay in one allocator arena). The picks do not depend on the drive either, so
+//! each round's are drawn, in the seeded order, while the round before is written (the first
+//! while the plane-major map is built). When aging ends the numbering is turned back: the
+//! reverse maps entry by entry on one thread while the other gathers the forward map a drive
+//! chunk at a time, releasing the plane-major one chunk by chunk (so the two never both
+//! hold the whole map).
 //!
 //! Used after a fill written as a formula (so the forward map has no entry yet), without the
 //! integrity shadow (indexed by logical page), under static allocation and on drives of at
 //! least [`PLANE_MAJOR_FROM_PAGES`] logical pages; otherwise aging writes in the order of the
 //! picks, as before. Either way aging costs a random overwrite per pick plus the GC moves it
-//! causes (on `venice-perf`, 8.4 M overwrites and 20-30 M moves a round, about 0.6 s of CPU
-//! a round in the kernel): it is the one part of preconditioning that still grows with the
-//! pages written.
+//! causes (on `venice-perf`, 8.4 M overwrites and 20-30 M moves a round, about 0.55-0.8 s of
+//! CPU a round in the kernel, plus 0.11 s for the round's draws): it is the one part of
+//! preconditioning that still grows with the pages written.
 
 use super::fill::FillMap;
 use super::mapping::{ChunkedTable, PageMap, CHUNK};
@@ -33,6 +37,7 @@ use super::plane::{Plane, INVALID};
 use super::{Ftl, FtlCounters};
 use crate::geometry::StaticMap;
 use crate::Error;
+use std::sync::{Mutex, PoisonError};
 
 /// Logical pages from which aging runs plane-major. A smaller drive's map stays in cache
 /// anyway, and the renumbering costs more than it saves (`sos-4x4`, 3.8 M logical pages,
@@ -51,15 +56,42 @@ pub(super) struct PlaneMajor {
     /// That fill (the drive's numbering of each plane's pages).
     fill: FillMap,
     static_map: StaticMap,
-    /// Logical pages numbered per plane (a whole number of map chunks).
-    span: u64,
+    labels: Labels,
 }
 
-impl PlaneMajor {
-    /// Plane-major number of logical page `lpn` (see the module's comment).
+/// The plane-major numbering itself (see the module's comment), apart from the drive's
+/// state: aging's picks are labelled with it while the plane-major map is still being built.
+#[derive(Clone, Copy)]
+pub(super) struct Labels {
+    /// Logical pages numbered per plane (a whole number of map chunks).
+    span: u64,
+    /// The drive's stripe unit and period (pages, planes).
+    unit: u32,
+    period: u32,
+}
+
+impl Labels {
+    /// Plane-major number of logical page `lpn` (see the module's comment): for every
+    /// page aging overwrites, so with shifts when the unit and period are powers of two (as
+    /// on the presets) rather than divisions. Logical page `(k * period + r) * unit + j` is
+    /// local `k * unit + j` of residue `r` (as `FillMap::local_of`).
+    #[inline]
     pub(super) fn label(&self, lpn: u64) -> u32 {
-        let (plane, local) = self.fill.local_of(lpn);
-        (self.fill.plane_residue(plane).0 * self.span + local) as u32
+        let (lpn, unit, period) = (lpn as u32, self.unit, self.period);
+        let (unit_index, within) = if unit.is_power_of_two() {
+            (lpn >> unit.trailing_zeros(), lpn & (unit - 1))
+        } else {
+            (lpn / unit, lpn % unit)
+        };
+        let (round, residue) = if period.is_power_of_two() {
+            (
+                unit_index >> period.trailing_zeros(),
+                unit_index & (period - 1),
+            )
+        } else {
+            (unit_index / period, unit_index % period)
+        };
+        (u64::from(residue) * self.span + u64::from(round * unit + within)) as u32
     }
 
     /// Logical pages numbered per plane: labels `r * span ..` belong to residue `r`.
@@ -68,10 +100,18 @@ impl PlaneMajor {
     }
 }
 
+impl PlaneMajor {
+    pub(super) fn labels(&self) -> &Labels {
+        &self.labels
+    }
+}
+
 impl Ftl {
     /// Number the logical pages plane-major for aging, when it applies (see the module's
-    /// comment); `None` leaves the drive as it is.
-    pub(super) fn begin_plane_major(&mut self) -> Option<PlaneMajor> {
+    /// comment), running `side` with the numbering on this thread while the other builds the
+    /// plane-major map (aging's first draws); `None` leaves the drive as it is (and `side`
+    /// not run).
+    pub(super) fn begin_plane_major(&mut self, side: impl FnOnce(&Labels)) -> Option<PlaneMajor> {
         if self.dynamic
             || self.shadow.is_some()
             || !self.map.no_entry_written()
@@ -115,13 +155,25 @@ impl Ftl {
             })
             .collect();
         let pages_per_plane = self.pages_per_plane;
-        on_threads(&mut jobs, |(p, entries)| {
-            let ppn_base = *p as u64 * pages_per_plane + u64::from(fill.first_block) * ppb;
-            fill.stream_locals(*p, |k, local| {
-                let local = local as usize;
-                entries[local / CHUNK][local % CHUNK] = (ppn_base + k) as u32 + 1;
-            });
-        });
+        let (unit, period) = own_fill.unit_and_period();
+        let labels = Labels {
+            span,
+            unit: unit as u32,
+            period: period as u32,
+        };
+        // No allocation in these jobs: the planes may go to either thread.
+        on_threads(
+            &mut jobs,
+            None,
+            || side(&labels),
+            |(p, entries)| {
+                let ppn_base = *p as u64 * pages_per_plane + u64::from(fill.first_block) * ppb;
+                fill.stream_locals(*p, |k, local| {
+                    let local = local as usize;
+                    entries[local / CHUNK][local % CHUNK] = (ppn_base + k) as u32 + 1;
+                });
+            },
+        );
         drop(jobs);
         let map = std::mem::replace(&mut self.map, plane_major_map);
         let plane_major_static =
@@ -131,7 +183,7 @@ impl Ftl {
             map,
             fill: own_fill,
             static_map,
-            span,
+            labels,
         })
     }
 
@@ -139,17 +191,26 @@ impl Ftl {
     pub(super) fn end_plane_major(&mut self, numbering: PlaneMajor) {
         let PlaneMajor {
             map,
-            fill: _,
+            fill,
             static_map,
-            span,
+            labels,
         } = numbering;
+        let span = labels.span;
         let mut plane_major = std::mem::replace(&mut self.map, map);
         self.static_map = static_map;
-        let Some(fill) = self.map.fill() else {
+        if self.map.fill().is_none() {
             return;
-        };
+        }
+        let unit = self.static_map.stripe_unit_pages();
+        let period = self.static_map.period();
+        let logical = self.map.logical_pages();
+        let table = &mut self.map.table;
+        // The reverse maps on the other thread while this one gathers the forward map (they
+        // share nothing; this thread joins the reverse maps when done).
         let mut planes: Vec<(usize, &mut Plane)> = self.planes.iter_mut().enumerate().collect();
-        on_threads(&mut planes, |(p, plane)| {
+        let gather =
+            || gather_drive_map(table, &mut plane_major.table, (unit, period), span, logical);
+        on_threads(&mut planes, None, gather, |(p, plane)| {
             let (residue, _) = fill.plane_residue(*p);
             let base = residue * span;
             for reverse in plane.blocks.iter_mut().filter_map(|b| b.reverse.as_mut()) {
@@ -158,55 +219,76 @@ impl Ftl {
                 }
             }
         });
-        drop(planes);
-        // The entries written, in logical order: logical page (k * period + r) * unit + j is
-        // local k * unit + j of residue r. The drive's map is built a chunk at a time: each
-        // residue's locals for the chunk are read as one run of slices (no look-up per
-        // entry), scattered into a buffer, and the chunk is allocated only if it holds an
-        // entry (as writing entry by entry allocates). A chunk of every residue is released
-        // once the locals it holds are all copied.
-        let unit = self.static_map.stripe_unit_pages();
-        let period = self.static_map.period();
-        let logical = self.map.logical_pages();
-        let round = unit * period;
-        let mut released = 0u64;
-        let mut gathered = vec![0u32; CHUNK];
-        let mut run = Vec::new();
-        for c in 0..self.map.table.chunk_count() {
-            let first = c as u64 * CHUNK as u64;
-            let end = (first + CHUNK as u64).min(logical);
-            let (first_round, end_round) = (first / round, end.div_ceil(round));
-            let mut any = false;
-            gathered.fill(0);
-            for r in 0..period {
-                let locals = (end_round - first_round) * unit;
-                run.resize(locals as usize, 0);
-                plane_major
-                    .table
-                    .read_run(r * span + first_round * unit, &mut run);
-                for (k, values) in (first_round..).zip(run.chunks(unit as usize)) {
-                    let unit_start = (k * period + r) * unit;
-                    for (lpn, &value) in (unit_start..).zip(values) {
-                        if value != 0 && lpn >= first && lpn < end {
-                            gathered[(lpn - first) as usize] = value;
-                            any = true;
-                        }
-                    }
+    }
+}
+
+/// The drive's forward map (`table`, of `logical` pages) from the plane-major one, whose
+/// chunks are released as they are used up. Logical page (k * period + r) * unit + j is
+/// local k * unit + j of residue r (`(unit, period)` of the drive's static map). The map is
+/// built a chunk at a time: each residue's locals for the chunk are read as one run of
+/// slices (no look-up per entry), then interleaved into a buffer in logical order (written
+/// in order, the runs read as `period` streams: both stay in cache), and the chunk is
+/// allocated only if it holds an entry (as writing entry by entry allocates). A chunk of
+/// every residue is released once the locals it holds are all copied.
+fn gather_drive_map(
+    table: &mut ChunkedTable,
+    plane_major: &mut ChunkedTable,
+    (unit, period): (u64, u64),
+    span: u64,
+    logical: u64,
+) {
+    let round = unit * period;
+    let mut released = 0u64;
+    let mut gathered = vec![0u32; CHUNK];
+    let mut runs = Vec::new();
+    for c in 0..table.chunk_count() {
+        let first = c as u64 * CHUNK as u64;
+        let end = (first + CHUNK as u64).min(logical);
+        let (first_round, end_round) = (first / round, end.div_ceil(round));
+        let locals = ((end_round - first_round) * unit) as usize;
+        runs.resize(locals * period as usize, 0);
+        for (r, run) in (0..period).zip(runs.chunks_mut(locals)) {
+            plane_major.read_run(r * span + first_round * unit, run);
+        }
+        let mut any = false;
+        if unit == 1 && first.is_multiple_of(round) {
+            // Page striping from a round's start (every chunk but a short last one): lpn
+            // `first + i * period + r` is local `i` of the run of residue `r`.
+            let period = period as usize;
+            for (i, out) in gathered[..(end - first) as usize]
+                .chunks_mut(period)
+                .enumerate()
+            {
+                for (r, value) in out.iter_mut().enumerate() {
+                    *value = runs[r * locals + i];
+                    any |= *value != 0;
                 }
             }
-            if any {
-                let values = self.map.table.chunk_values_mut(c);
-                values.copy_from_slice(&gathered);
-            }
-            let done = ((end / round) * unit).min(span) / CHUNK as u64;
-            while released < done {
+        } else {
+            for (i, k) in (first_round..end_round).enumerate() {
                 for r in 0..period {
-                    plane_major
-                        .table
-                        .release_chunk(((r * span) / CHUNK as u64 + released) as usize);
+                    let unit_start = (k * period + r) * unit;
+                    let (lo, hi) = (unit_start.max(first), (unit_start + unit).min(end));
+                    if lo >= hi {
+                        continue;
+                    }
+                    let from = r as usize * locals + i * unit as usize + (lo - unit_start) as usize;
+                    let values = &runs[from..from + (hi - lo) as usize];
+                    gathered[(lo - first) as usize..(hi - first) as usize].copy_from_slice(values);
+                    any |= values.iter().any(|&v| v != 0);
                 }
-                released += 1;
             }
+        }
+        gathered[(end - first) as usize..].fill(0);
+        if any {
+            table.chunk_values_mut(c).copy_from_slice(&gathered);
+        }
+        let done = ((end / round) * unit).min(span) / CHUNK as u64;
+        while released < done {
+            for r in 0..period {
+                plane_major.release_chunk(((r * span) / CHUNK as u64 + released) as usize);
+            }
+            released += 1;
         }
     }
 }
@@ -217,6 +299,8 @@ impl Ftl {
 const ENTRY_AHEAD: usize = 16;
 const BLOCK_AHEAD: usize = 8;
 const REVERSE_AHEAD: usize = 3;
+/// GC moves ahead of the one being placed at which its map entry is asked for.
+const MOVE_AHEAD: usize = 16;
 
 impl Ftl {
     /// Whether [`Ftl::age_planes`] writes as [`Ftl::write`] would on this drive: no per-block
@@ -235,10 +319,15 @@ impl Ftl {
     /// numbered logical pages in order) with the garbage collection they cause: the drive
     /// ends as that many [`Ftl::write`]s leave it (see [`Ftl::ages_by_plane_kernel`] for
     /// when). Planes do not interact, so the groups are shared among threads (the counters
-    /// are sums). For each group, the index of its failing label and the error, if any.
+    /// are sums), `side` running on this thread first (the next round's draws): this thread
+    /// takes the first `split` groups, or as many as balances the work when `split` is
+    /// `None`; `split` is set to what it took. For each group, the index of its failing label
+    /// and the error, if any.
     pub(super) fn age_planes(
         &mut self,
         groups: &[(u32, u64, &[u32])],
+        split: &mut Option<usize>,
+        side: impl FnOnce(),
     ) -> Vec<Option<(usize, Error)>> {
         let shape = KernelShape {
             ppb: self.geometry.pages_per_block,
@@ -269,7 +358,9 @@ impl Ftl {
                 failed: None,
             });
         }
-        on_threads(&mut jobs, |job| job.run(fill, shape));
+        *split = Some(on_threads(&mut jobs, *split, side, |job| {
+            job.run(fill, shape)
+        }));
         let mut failed: Vec<Option<(usize, Error)>> = groups.iter().map(|_| None).collect();
         for job in jobs {
             let c = &mut self.counters;
@@ -286,24 +377,104 @@ impl Ftl {
 /// Threads aging shares its planes among (at most; fewer on fewer cores).
 const AGING_THREADS: usize = 2;
 
-/// Run `work` on every item, the items shared in runs among up to [`AGING_THREADS`] threads
-/// (planes do not interact, so the order does not matter).
-fn on_threads<T: Send>(items: &mut [T], work: impl Fn(&mut T) + Sync) {
+/// Run `work` on every item, shared among up to [`AGING_THREADS`] threads (planes do not
+/// interact, so which thread runs one does not matter), and `side` on this thread before it
+/// takes any. With `mine` this thread takes the first `mine` items and the others the rest;
+/// without, this thread takes items from the front and the others from the back, one at a
+/// time until they meet, so the side work is balanced. Returns how many items this thread
+/// took: aging fixes that split after its first round, so that a plane stays with one
+/// thread, its block maps allocated and freed in that thread's allocator arena (planes
+/// moving between threads, so between arenas, cost 30-180 MiB of peak memory when tried).
+/// `side` runs here so that what it allocates comes from this thread's arena too.
+fn on_threads<T: Send>(
+    items: &mut [T],
+    mine: Option<usize>,
+    side: impl FnOnce(),
+    work: impl Fn(&mut T) + Sync,
+) -> usize {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .clamp(1, AGING_THREADS);
-    let per_thread = items.len().div_ceil(threads).max(1);
-    let work = &work;
-    std::thread::scope(|scope| {
-        let mut parts = items.chunks_mut(per_thread);
-        let mine = parts.next();
-        for part in parts {
-            scope.spawn(move || part.iter_mut().for_each(work));
+    let len = items.len();
+    if threads == 1 {
+        side();
+        items.iter_mut().for_each(work);
+        return len;
+    }
+    // The items not taken yet: this thread's from the front, the others' from the back.
+    let left = Mutex::new(0..len);
+    let mine = mine.map(|m| m.min(len));
+    let take = |front: bool| -> Option<usize> {
+        let mut left = left.lock().unwrap_or_else(PoisonError::into_inner);
+        match (front, mine) {
+            (true, Some(m)) if left.start >= m => None,
+            (false, Some(m)) if left.end <= m => None,
+            (true, _) => left.next(),
+            (false, _) => left.next_back(),
         }
-        if let Some(part) = mine {
-            part.iter_mut().for_each(work);
+    };
+    // A lock an item (never contended: each index is taken once).
+    let queue: Vec<Mutex<&mut T>> = items.iter_mut().map(Mutex::new).collect();
+    let run = |i: usize| work(&mut queue[i].lock().unwrap_or_else(PoisonError::into_inner));
+    let (take, run) = (&take, &run);
+    let mut taken = 0;
+    std::thread::scope(|scope| {
+        let others: Vec<_> = (1..threads)
+            .map(|_| {
+                scope.spawn(move || {
+                    while let Some(i) = take(false) {
+                        run(i);
+                    }
+                })
+            })
+            .collect();
+        side();
+        while let Some(i) = take(true) {
+            run(i);
+            taken += 1;
+        }
+        // Joined, not just waited for: the scope's end returns once the threads' work is
+        // done, possibly before a thread has handed its allocator arena back; the next
+        // round's thread then got another arena (+90 MiB peak in one run of three).
+        for other in others {
+            if let Err(panic) = other.join() {
+                std::panic::resume_unwind(panic);
+            }
         }
     });
+    taken
+}
+
+#[cfg(test)]
+mod tests {
+    use super::on_threads;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    /// Every item runs once, whether the split is given or found, with the side work done
+    /// first on the calling thread; the calling thread takes the first items.
+    #[test]
+    fn on_threads_runs_every_item_once() {
+        for items in [0usize, 1, 2, 7, 128] {
+            for mine in [None, Some(0), Some(1), Some(items / 3), Some(items + 5)] {
+                let mut runs = vec![0u32; items];
+                let side_done = AtomicBool::new(false);
+                let taken = on_threads(
+                    &mut runs,
+                    mine,
+                    || side_done.store(true, Ordering::SeqCst),
+                    |n| *n += 1,
+                );
+                assert!(runs.iter().all(|&n| n == 1), "{items} {mine:?}: {runs:?}");
+                assert!(side_done.load(Ordering::SeqCst));
+                assert!(taken <= items);
+                if let Some(mine) = mine {
+                    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+                    let expected = if threads > 1 { mine.min(items) } else { items };
+                    assert_eq!(taken, expected, "{items} {mine:?}");
+                }
+            }
+        }
+    }
 }
 
 /// The map chunks of each residue's plane-major labels (`span` a residue, a whole number of
@@ -419,7 +590,17 @@ impl Job<'_> {
                 counters.gc_runs += 1;
                 planes.begin_moving(victim);
                 planes.drain_moving(victim, &mut moves);
+                // Each moved page's map entry is a random store in the plane's entries:
+                // asked for a few moves ahead.
+                for &ahead in moves.iter().take(MOVE_AHEAD) {
+                    super::slot_index::prefetch(entry!(ahead));
+                }
+                let mut at = 0;
                 let placed = planes.append_run(&moves, |moved, block, page| {
+                    if let Some(&ahead) = moves.get(at + MOVE_AHEAD) {
+                        super::slot_index::prefetch(entry!(ahead));
+                    }
+                    at += 1;
                     *entry!(moved) = base + block * ppb + page + 1;
                 });
                 if !placed {

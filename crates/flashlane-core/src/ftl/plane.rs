@@ -394,7 +394,17 @@ impl Plane {
         debug_assert_eq!(block.state, BlockState::Moving);
         out.clear();
         if let Some(reverse) = block.reverse.take() {
-            out.extend(reverse.iter().copied().filter(|&lpn| lpn != INVALID));
+            // Without a branch a page: a victim's valid pages lie at random, so a filter's
+            // branch mispredicted about every other page (a third of aging's plane kernel).
+            out.resize(reverse.len(), INVALID);
+            let mut kept = 0;
+            for &lpn in reverse.iter() {
+                if let Some(slot) = out.get_mut(kept) {
+                    *slot = lpn;
+                }
+                kept += usize::from(lpn != INVALID);
+            }
+            out.truncate(kept);
         }
         block.valid_pages = 0;
     }

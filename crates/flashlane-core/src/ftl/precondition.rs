@@ -3,10 +3,11 @@
 
 use std::collections::VecDeque;
 
-use rand::{Rng, SeedableRng};
+use rand::{Rng, RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
+use super::aging::Labels;
 use super::footprint::Footprint;
 use super::Ftl;
 use crate::Error;
@@ -179,16 +180,22 @@ fn precondition_with(
         }
         let mut last_waf = 0.0;
         // Plane by plane when it applies (ftl/aging.rs), else in the order of the picks.
+        let mut by_plane = ByPlane::default();
+        let planes = ftl.planes.len();
+        // The first round drawn while the plane-major map is built.
         let plane_major = if formula {
-            ftl.begin_plane_major()
+            ftl.begin_plane_major(|labels| {
+                by_plane.draw_ahead(planes, labels, &mut picks, round_writes);
+            })
         } else {
             None
         };
-        let mut by_plane = ByPlane::default();
         for round in 0..config.age_max_rounds {
             let before = ftl.counters();
             if let Some(numbering) = &plane_major {
-                let written = by_plane.write_round(ftl, numbering, &mut picks, round_writes);
+                let more = round + 1 < config.age_max_rounds;
+                let written =
+                    by_plane.write_round(ftl, numbering.labels(), &mut picks, round_writes, more);
                 if let Err(error) = written {
                     if let Some(numbering) = plane_major {
                         ftl.end_plane_major(numbering);
@@ -274,81 +281,139 @@ fn fill_page_by_page(
     Ok(written)
 }
 
-/// One aging round written plane by plane (ftl/aging.rs), with its buffers kept between
-/// rounds.
+/// Aging rounds written plane by plane (ftl/aging.rs), with their buffers kept between
+/// rounds. The picks do not depend on the drive, so the next round's are drawn while this
+/// round's planes are written (on the thread that would otherwise wait for them); when the
+/// round turns out to be the last, those draws are simply not used.
 #[derive(Default)]
 struct ByPlane {
-    /// The round's picks, plane-major numbered, in the order drawn (drawn once: the draws
-    /// cost more than the 4 bytes a pick of this buffer).
-    drawn: Vec<u32>,
-    /// The same picks grouped by plane, in the order drawn within a plane.
-    grouped: Vec<u32>,
-    /// Start of each plane's group in `grouped`.
-    starts: Vec<usize>,
+    /// The round being written: each residue's picks (plane-major labels), in the order
+    /// drawn. Drawn straight into these (no buffer in drawn order, no grouping pass).
+    current: Vec<Vec<u32>>,
+    /// The next round's, when drawn.
+    next: Vec<Vec<u32>>,
+    next_drawn: bool,
+    /// The draws' state where each of those rounds starts: a failing write's place in the
+    /// order of the picks is found by drawing its round again.
+    current_start: Option<DrawState>,
+    next_start: Option<DrawState>,
+    /// Planes the calling thread writes while the other thread writes the rest (this thread
+    /// draws first): set by the first round, then kept (`Ftl::age_planes`).
+    split: Option<usize>,
+}
+
+/// Empty `groups`, one per residue, with room for a round of `writes` picks: a residue's
+/// expected share and four standard deviations more (a group that still outgrows it
+/// reallocates).
+fn make_room(groups: &mut Vec<Vec<u32>>, residues: usize, writes: u64) {
+    groups.resize_with(residues, Vec::new);
+    let expected = writes / residues.max(1) as u64;
+    let room = (expected + 4 * expected.isqrt() + 16) as usize;
+    for group in groups.iter_mut() {
+        group.clear();
+        group.reserve(room);
+    }
+}
+
+/// One round's picks drawn into `groups` ([`make_room`]), each residue's (labels
+/// `r * span ..`) in the order drawn.
+fn draw_round(groups: &mut [Vec<u32>], labels: &Labels, picks: &mut AgingPicks, writes: u64) {
+    // Labels fit in 32 bits (ftl/aging.rs), and so does a 32-bit division's cost.
+    let span = labels.span() as u32;
+    for _ in 0..writes {
+        let label = labels.label(picks.draw());
+        if let Some(group) = groups.get_mut((label / span) as usize) {
+            group.push(label);
+        }
+    }
 }
 
 impl ByPlane {
+    /// The next round's picks, drawn now.
+    fn draw_ahead(&mut self, groups: usize, labels: &Labels, picks: &mut AgingPicks, writes: u64) {
+        self.next_start = Some(picks.save());
+        make_room(&mut self.next, groups, writes);
+        draw_round(&mut self.next, labels, picks, writes);
+        self.next_drawn = true;
+    }
+
     fn write_round(
         &mut self,
         ftl: &mut Ftl,
-        numbering: &super::aging::PlaneMajor,
+        labels: &Labels,
         picks: &mut AgingPicks,
         writes: u64,
+        more: bool,
     ) -> Result<(), Error> {
-        let span = numbering.span();
+        let span = labels.span();
         let groups = ftl.planes.len();
-        self.drawn.clear();
-        self.drawn
-            .extend((0..writes).map(|_| numbering.label(picks.draw())));
-        // Labels fit in 32 bits (ftl/aging.rs), and so does a 32-bit division's cost.
-        let span32 = span as u32;
-        self.starts.clear();
-        self.starts.resize(groups + 1, 0);
-        for &label in &self.drawn {
-            self.starts[(label / span32) as usize + 1] += 1;
+        if !self.next_drawn {
+            self.draw_ahead(groups, labels, picks, writes);
         }
-        for g in 0..groups {
-            self.starts[g + 1] += self.starts[g];
-        }
-        self.grouped.resize(writes as usize, 0);
-        let mut next = self.starts.clone();
-        for &label in &self.drawn {
-            let g = (label / span32) as usize;
-            self.grouped[next[g]] = label;
-            next[g] += 1;
+        std::mem::swap(&mut self.current, &mut self.next);
+        self.current_start = self.next_start.take();
+        self.next_drawn = false;
+        if more {
+            make_room(&mut self.next, groups, writes);
         }
         let no_load = vec![0u32; ftl.geometry.chips() as usize];
         let mut gc_ops = Vec::new();
-        let group = |g: usize| &self.grouped[self.starts[g]..self.starts[g + 1]];
         // For each plane, the index of its failing pick and the error, if one failed.
         let failed: Vec<Option<(usize, Error)>> = if ftl.ages_by_plane_kernel() {
-            let jobs: Vec<(u32, u64, &[u32])> = (0..groups)
-                .map(|g| {
+            let ByPlane {
+                current,
+                next,
+                next_drawn,
+                next_start,
+                split,
+                ..
+            } = self;
+            let jobs: Vec<(u32, u64, &[u32])> = current
+                .iter()
+                .enumerate()
+                .map(|(g, group)| {
                     (
                         ftl.static_map.plane_of(g as u64 * span),
                         g as u64 * span,
-                        group(g),
+                        &group[..],
                     )
                 })
                 .collect();
-            ftl.age_planes(&jobs)
+            *next_drawn = more;
+            ftl.age_planes(&jobs, split, || {
+                if more {
+                    *next_start = Some(picks.save());
+                    draw_round(next, labels, picks, writes);
+                }
+            })
         } else {
-            (0..groups)
-                .map(|g| write_in_order(ftl, group(g), &no_load, &mut gc_ops).err())
+            self.current
+                .iter()
+                .map(|group| write_in_order(ftl, group, &no_load, &mut gc_ops).err())
                 .collect()
         };
         // A plane that fails stops; the error is the one the first failing write in the
         // order of the picks gives.
         let mut first_error: Option<(usize, Error)> = None;
-        for (g, failed) in failed.into_iter().enumerate() {
-            if let Some((n, error)) = failed {
-                // Its place in the order of the picks.
-                let index = (0..self.drawn.len())
-                    .filter(|&i| (u64::from(self.drawn[i]) / span) as usize == g)
-                    .nth(n)
-                    .unwrap_or(usize::MAX);
-                if first_error.as_ref().is_none_or(|(at, _)| index < *at) {
-                    first_error = Some((index, error));
+        if failed.iter().any(Option::is_some) {
+            // The round's picks in drawn order again, from the state it started in.
+            let resume = picks.save();
+            let mut drawn = Vec::new();
+            if let Some(start) = self.current_start.clone() {
+                picks.restore(start);
+                drawn.extend((0..writes).map(|_| u64::from(labels.label(picks.draw())) / span));
+                picks.restore(resume);
+            }
+            for (g, failed) in failed.into_iter().enumerate() {
+                if let Some((n, error)) = failed {
+                    // Its place in the order of the picks.
+                    let index = (0..drawn.len())
+                        .filter(|&i| drawn[i] as usize == g)
+                        .nth(n)
+                        .unwrap_or(usize::MAX);
+                    if first_error.as_ref().is_none_or(|(at, _)| index < *at) {
+                        first_error = Some((index, error));
+                    }
                 }
             }
         }
@@ -400,6 +465,30 @@ const REVERSE_AT: usize = 3;
 /// (plane, block, page in block) of the data a write overwrites.
 type OldPage = (u32, u32, u32);
 
+/// A uniform draw from `0..n` (`n > 0`), the one `rng.random_range(0..n)` gives (rand 0.9's
+/// biased Canon method for `u64`: the high word of a 64 x 64-bit product, corrected by a
+/// second draw in the rare case its low word is within `n` of overflowing), inlined in the
+/// loop that draws aging's picks (the library's is a call a draw, 5 % of an aged drive's
+/// preconditioning).
+#[inline]
+fn below(rng: &mut ChaCha8Rng, n: u64) -> u64 {
+    let product = u128::from(rng.next_u64()) * u128::from(n);
+    let (mut result, low) = ((product >> 64) as u64, product as u64);
+    if low > n.wrapping_neg() {
+        let high = ((u128::from(rng.next_u64()) * u128::from(n)) >> 64) as u64;
+        result += u64::from(low.checked_add(high).is_none());
+    }
+    result
+}
+
+/// Where [`AgingPicks`] stands in its stream: drawing from a saved state again gives the
+/// same picks.
+#[derive(Clone)]
+struct DrawState {
+    rng: ChaCha8Rng,
+    candidates: VecDeque<u64>,
+}
+
 /// The random filled pages aging overwrites, in the order the seeded stream gives them, drawn
 /// ahead of the writes so that each write's cache misses (the filled-page test, its map
 /// entry, the record, reverse entry and list neighbours of the block holding its data) are
@@ -442,6 +531,18 @@ impl<'a> AgingPicks<'a> {
         }
     }
 
+    fn save(&self) -> DrawState {
+        DrawState {
+            rng: self.rng.clone(),
+            candidates: self.candidates.clone(),
+        }
+    }
+
+    fn restore(&mut self, state: DrawState) {
+        self.rng = state.rng;
+        self.candidates = state.candidates;
+    }
+
     /// The next filled page, in the order of the seeded stream.
     fn draw(&mut self) -> u64 {
         if let (true, Some(filled), true) =
@@ -449,7 +550,7 @@ impl<'a> AgingPicks<'a> {
         {
             // Tested by arithmetic: nothing to load, so nothing to draw ahead.
             loop {
-                let lpn = self.rng.random_range(0..self.logical);
+                let lpn = below(&mut self.rng, self.logical);
                 if filled.contains(lpn) {
                     return lpn;
                 }
@@ -498,6 +599,20 @@ impl<'a> AgingPicks<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`below`] is `random_range(0..n)`, the second draw of its rare case included (a range
+    /// near 2^63 takes it on about half the draws).
+    #[test]
+    fn below_is_random_range() {
+        for n in [1u64, 7, 93_585_408, (1 << 63) + 12_345, u64::MAX] {
+            let mut a = ChaCha8Rng::seed_from_u64(n);
+            let mut b = a.clone();
+            for _ in 0..10_000 {
+                assert_eq!(below(&mut a, n), b.random_range(0..n));
+            }
+            assert_eq!(a.next_u64(), b.next_u64());
+        }
+    }
 
     /// Drawing ahead gives the very sequence of drawing one pick at a time: by rejection on
     /// the bitset (dense) and from the list of filled pages (sparse).
