@@ -170,7 +170,13 @@ fn precondition_with(
                 _ => Footprint::new(0),
             }
         }
-        None => fill_page_by_page(ftl, footprint, sweep_start, target, formula, &mut report)?,
+        None => {
+            let order = WriteOrder {
+                in_order: formula,
+                keep_written: config.age,
+            };
+            fill_page_by_page(ftl, footprint, sweep_start, target, order, &mut report)?
+        }
     };
     if config.age && written.pages() > 0 {
         let round_writes = (written.pages() / 10).max(1);
@@ -233,14 +239,14 @@ fn precondition_with(
 }
 
 /// The footprint, then the sweep from `sweep_start` up to `target` pages, one write a page
-/// (the footprint in one pass where `in_order` and the drive allow: ftl/fill.rs). Returns
-/// the pages written, as a set.
+/// (the footprint in one pass where `order` and the drive allow: ftl/fill.rs). Returns the
+/// pages written, as a set (empty when neither a sweep nor `order.keep_written` needs it).
 fn fill_page_by_page(
     ftl: &mut Ftl,
     footprint: Option<&Footprint>,
     sweep_start: Option<u64>,
     target: u64,
-    in_order: bool,
+    order: WriteOrder,
     report: &mut PreconditionReport,
 ) -> Result<Footprint, Error> {
     let logical = ftl.logical_pages();
@@ -248,21 +254,21 @@ fn fill_page_by_page(
     let mut gc_ops = Vec::new();
     let mut written = Footprint::new(logical);
     if let Some(footprint) = footprint {
-        if in_order && ftl.write_footprint_in_order(footprint) {
-            // Every page of it was written (none past the end).
-            if footprint.words().len() == written.words().len() {
-                written = footprint.clone();
-            } else {
+        if order.in_order && ftl.write_footprint_in_order(footprint) {
+            // Every page of it was written (none past the end). The set is needed only by a
+            // sweep or by aging: a copy of it would cost a bit per logical page more memory.
+            if order.keep_written || sweep_start.is_some() {
                 footprint.iter().for_each(|lpn| _ = written.insert(lpn));
             }
+            report.footprint_pages = footprint.pages();
         } else {
             for lpn in footprint.iter() {
                 ftl.write(lpn, &no_load, &mut gc_ops)?;
                 gc_ops.clear();
                 written.insert(lpn);
             }
+            report.footprint_pages = written.pages();
         }
-        report.footprint_pages = written.pages();
     }
     if let Some(start) = sweep_start {
         for i in 0..logical {
@@ -279,6 +285,16 @@ fn fill_page_by_page(
         }
     }
     Ok(written)
+}
+
+/// How [`fill_page_by_page`] may write the footprint.
+#[derive(Clone, Copy)]
+struct WriteOrder {
+    /// In one pass where the drive allows (ftl/fill.rs); false: one write a page, the
+    /// reference the tests compare with.
+    in_order: bool,
+    /// The set of pages written is wanted afterwards (aging draws from it).
+    keep_written: bool,
 }
 
 /// Aging rounds written plane by plane (ftl/aging.rs), with their buffers kept between
