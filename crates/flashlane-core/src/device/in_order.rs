@@ -62,6 +62,7 @@ impl DeviceScheduler for InOrder {
     fn take_companion(
         &mut self,
         chip: u32,
+        _die: u32,
         fits: &dyn Fn(&Transaction) -> bool,
     ) -> Option<Transaction> {
         let at = self.queue.iter().position(|t| t.chip == chip && fits(t))?;

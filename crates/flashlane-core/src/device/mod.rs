@@ -165,11 +165,14 @@ pub trait DeviceScheduler {
     /// Transactions queued (not yet started) for each chip.
     fn queued_per_chip(&self) -> &[u32];
     /// Multi-plane pairing (`device.multiplane`): remove and return the first queued
-    /// transaction of `chip`, in this scheduler's order, that `fits` accepts. A scheduler that
-    /// cannot look past its head may keep the default, which never pairs.
+    /// transaction of `chip`, in this scheduler's order, that `fits` accepts. `fits` accepts
+    /// only transactions of die `die` (a group is one die's planes), so a scheduler with
+    /// queues per die may look at that die's alone. A scheduler that cannot look past its
+    /// head may keep the default, which never pairs.
     fn take_companion(
         &mut self,
         _chip: u32,
+        _die: u32,
         _fits: &dyn Fn(&Transaction) -> bool,
     ) -> Option<Transaction> {
         None
@@ -188,6 +191,7 @@ crate::registry::registry! {
         fn take_companion(
             &mut self,
             chip: u32,
+            die: u32,
             fits: &dyn Fn(&Transaction) -> bool
         ) -> Option<Transaction>;
     }

@@ -91,7 +91,7 @@ impl MultiPlane {
                     && used_planes & (1 << (t.plane % planes)) == 0
                     && !is_held(held, t)
             };
-            let Some(companion) = device.take_companion(leader.chip, &fits) else {
+            let Some(companion) = device.take_companion(leader.chip, leader.die, &fits) else {
                 break;
             };
             used_planes |= 1 << (companion.plane % planes);

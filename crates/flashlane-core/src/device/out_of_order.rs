@@ -70,6 +70,7 @@ impl DeviceScheduler for OutOfOrder {
     fn take_companion(
         &mut self,
         chip: u32,
+        _die: u32,
         fits: &dyn Fn(&Transaction) -> bool,
     ) -> Option<Transaction> {
         let queue = &mut self.queues[chip as usize];

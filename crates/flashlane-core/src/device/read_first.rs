@@ -172,16 +172,17 @@ impl DeviceScheduler for ReadFirst {
     fn take_companion(
         &mut self,
         chip: u32,
+        die: u32,
         fits: &dyn Fn(&Transaction) -> bool,
     ) -> Option<Transaction> {
+        // Only `die`'s queues can hold a companion (the trait's contract).
+        let die = die as usize;
         for class in 0..CLASSES {
-            for die in self.chip_dies(chip) {
-                if self.nonempty[die] & (1 << class) == 0 {
-                    continue;
-                }
-                if let Some(at) = self.queues[die][class].iter().position(|(_, t)| fits(t)) {
-                    return self.take(chip, die, class, at);
-                }
+            if self.nonempty.get(die).is_none_or(|bits| bits & (1 << class) == 0) {
+                continue;
+            }
+            if let Some(at) = self.queues[die][class].iter().position(|(_, t)| fits(t)) {
+                return self.take(chip, die, class, at);
             }
         }
         None
@@ -305,9 +306,9 @@ mod tests {
         enq(&mut s, a);
         let lead = nxt(&mut s, 0, &[false]).unwrap();
         assert_eq!(lead.request, 0);
-        let got = s.take_companion(0, &|t| t.kind == TxnKind::Read && t.plane == 1);
+        let got = s.take_companion(0, 0, &|t| t.kind == TxnKind::Read && t.plane == 1);
         assert_eq!(got.map(|t| t.request), Some(1));
-        assert_eq!(s.take_companion(0, &|_| true), None);
+        assert_eq!(s.take_companion(0, 0, &|_| true), None);
         assert_eq!(s.queued_per_chip(), &[0]);
     }
 }

@@ -243,6 +243,7 @@ impl DeviceScheduler for Sos {
     fn take_companion(
         &mut self,
         chip: u32,
+        _die: u32,
         fits: &dyn Fn(&Transaction) -> bool,
     ) -> Option<Transaction> {
         let c = chip as usize;
