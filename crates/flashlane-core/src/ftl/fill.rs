@@ -757,7 +757,7 @@ impl Ftl {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ftl::{precondition, FtlConfig, PreconditionConfig};
+    use crate::ftl::{precondition, FtlConfig, PreconditionConfig, PreconditionReport};
     use crate::geometry::{Geometry, Level};
 
     fn geometry() -> Geometry {
@@ -845,11 +845,7 @@ mod tests {
                 age_max_rounds: 3,
                 ..Default::default()
             };
-            let report = precondition(&mut bulk, &pre, Some(&footprint), 11).unwrap();
-            let mut plain = build();
-            let plain_report =
-                precondition::precondition_page_by_page(&mut plain, &pre, Some(&footprint), 11)
-                    .unwrap();
+            let (report, plain, plain_report) = both_ways(&mut bulk, build, &pre, &footprint);
             assert!(
                 bulk.map.fill().is_some(),
                 "the formula applied (unit {unit})"
@@ -885,6 +881,21 @@ mod tests {
             }
             assert_eq!(bulk.integrity_violations(), integrity.then_some(0));
         }
+    }
+
+    /// Precondition `bulk` as runs do and a drive from `build` page by page (the reference):
+    /// `bulk`'s report, the reference drive and its report.
+    fn both_ways(
+        bulk: &mut Ftl,
+        build: impl Fn() -> Ftl,
+        pre: &PreconditionConfig,
+        footprint: &Footprint,
+    ) -> (PreconditionReport, Ftl, PreconditionReport) {
+        let report = precondition(bulk, pre, Some(footprint), 11).unwrap();
+        let mut plain = build();
+        let plain_report =
+            precondition::precondition_page_by_page(&mut plain, pre, Some(footprint), 11).unwrap();
+        (report, plain, plain_report)
     }
 
     /// `bulk` holds what `plain`, written page by page, holds: map entries, memory, block
@@ -981,11 +992,7 @@ mod tests {
                 fill_fraction: 0.0,
                 ..Default::default()
             };
-            let report = precondition(&mut bulk, &pre, Some(&footprint), 11).unwrap();
-            let mut plain = build();
-            let plain_report =
-                precondition::precondition_page_by_page(&mut plain, &pre, Some(&footprint), 11)
-                    .unwrap();
+            let (report, mut plain, plain_report) = both_ways(&mut bulk, build, &pre, &footprint);
             assert_eq!(report.footprint_pages, footprint.pages());
             assert_eq!(plain_report.footprint_pages, footprint.pages());
             assert!(bulk.map.fill().is_none(), "every entry explicit");
