@@ -1,6 +1,7 @@
 //! Page-level logical -> physical map whose memory grows with the logical pages touched.
 
 use super::fill::FillMap;
+use super::zeroed_block::ZeroedBlock;
 
 /// Entries per lazily allocated chunk.
 const CHUNK_BITS: u32 = 16;
@@ -9,9 +10,10 @@ pub(super) const CHUNK: usize = 1 << CHUNK_BITS;
 /// Chunks are carved, in the order they are first written, out of 2 MiB blocks aligned on
 /// 2 MiB, which the kernel is asked to back with transparent huge pages: the table is read at
 /// random (one look-up per request), and with 4 KiB pages most look-ups also missed the TLB
-/// (a page walk, in a VM a two-level one). A block is a zeroed allocation twice that size
-/// (the aligned window is somewhere in it; the rest is never touched, so it costs address
-/// space, not memory), so memory still grows with the chunks written, by whole huge pages.
+/// (a page walk, in a VM a two-level one). A block is a zeroed mapping twice that size
+/// ([`ZeroedBlock`]: the aligned window is somewhere in it; the rest is never touched, so it
+/// costs address space, not memory), so memory still grows with the chunks written, by whole
+/// huge pages.
 const HUGE_PAGE_BYTES: usize = 2 << 20;
 const BLOCK_CHUNKS: usize = HUGE_PAGE_BYTES / (CHUNK * 4);
 
@@ -34,7 +36,7 @@ const UNALLOCATED: ChunkAt = ChunkAt {
 pub struct ChunkedTable {
     chunks: Vec<ChunkAt>,
     /// Zeroed memory the chunks are carved from.
-    blocks: Vec<Box<[u32]>>,
+    blocks: Vec<ZeroedBlock>,
     /// Offset of the next chunk to hand out in the last block, and of the end of its aligned
     /// window.
     next_offset: usize,
@@ -66,31 +68,6 @@ fn advise_huge_pages(window: &mut [u32]) {
 #[cfg(not(target_os = "linux"))]
 fn advise_huge_pages(_window: &mut [u32]) {}
 
-/// Give the whole pages inside `values` back to the kernel (they read as zeros after).
-#[cfg(target_os = "linux")]
-fn release_pages(values: &mut [u32]) {
-    const PAGE: usize = 4096;
-    let start = values.as_mut_ptr() as usize;
-    let end = start + std::mem::size_of_val(values);
-    let (first, last) = (start.next_multiple_of(PAGE), end / PAGE * PAGE);
-    if first < last {
-        // SAFETY: [first, last) is page aligned and lies inside `values`, a live allocation
-        // borrowed exclusively here; MADV_DONTNEED replaces those pages by zero pages (still
-        // valid `u32`s), and the caller unlinks and frees the block right after, never
-        // reading it again.
-        unsafe {
-            libc::madvise(
-                first as *mut libc::c_void,
-                last - first,
-                libc::MADV_DONTNEED,
-            );
-        }
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn release_pages(_values: &mut [u32]) {}
-
 impl ChunkedTable {
     pub fn new(len: u64) -> Self {
         let chunks = len.div_ceil(CHUNK as u64) as usize;
@@ -118,10 +95,8 @@ impl ChunkedTable {
             return;
         };
         if self.per_chunk && at.block != NO_BLOCK {
-            // The allocator may keep a freed block of this size for reuse rather than unmap
-            // it: hand its pages back to the kernel first, so memory falls as chunks go.
-            release_pages(&mut self.blocks[at.block as usize]);
-            self.blocks[at.block as usize] = Box::default();
+            // Its own mapping: unmapped here, so memory falls as chunks go.
+            self.blocks[at.block as usize] = ZeroedBlock::empty();
             self.chunks[c] = UNALLOCATED;
             self.allocated_chunks -= 1;
         }
@@ -162,7 +137,7 @@ impl ChunkedTable {
     /// Hand out the next chunk of the last block, opening a new block when it is used up.
     fn allocate_chunk(&mut self) -> ChunkAt {
         if self.per_chunk {
-            self.blocks.push(vec![0u32; CHUNK].into_boxed_slice());
+            self.blocks.push(ZeroedBlock::new(CHUNK));
             return ChunkAt {
                 block: (self.blocks.len() - 1) as u32,
                 offset: 0,
@@ -170,7 +145,7 @@ impl ChunkedTable {
         }
         if self.blocks.is_empty() || self.next_offset == self.window_end {
             let block_elements = BLOCK_CHUNKS * CHUNK;
-            let mut block = vec![0u32; 2 * block_elements].into_boxed_slice();
+            let mut block = ZeroedBlock::new(2 * block_elements);
             let address = block.as_ptr() as usize;
             let start = (address.next_multiple_of(HUGE_PAGE_BYTES) - address) / 4;
             advise_huge_pages(&mut block[start..start + block_elements]);

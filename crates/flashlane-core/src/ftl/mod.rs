@@ -16,6 +16,7 @@ mod precondition;
 mod slot_index;
 pub mod snapshot;
 pub mod variation;
+mod zeroed_block;
 
 use serde::{Deserialize, Serialize};
 
