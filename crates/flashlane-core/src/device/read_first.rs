@@ -93,7 +93,13 @@ impl ReadFirst {
     /// Remove the transaction at `at` of `die`'s queue of `class`, of `chip`.
     fn take(&mut self, chip: u32, die: usize, class: usize, at: usize) -> Option<Transaction> {
         let queue = &mut self.queues[die][class];
-        let (_, txn) = queue.remove(at)?;
+        // Nearly always the head: `pop_front` is a few instructions, `remove(0)` a general
+        // shift (about a hundred on `mqsim-platform`).
+        let (_, txn) = if at == 0 {
+            queue.pop_front()?
+        } else {
+            queue.remove(at)?
+        };
         if queue.is_empty() {
             self.nonempty[die] &= !(1 << class);
         }
