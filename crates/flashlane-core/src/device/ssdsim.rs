@@ -231,6 +231,14 @@ pub struct Ssdsim {
     /// Under `at_transfer`: each die's programs (global die index), oldest first, with their
     /// arrival sequence.
     programs: Vec<VecDeque<(u64, Transaction)>>,
+    /// Bit `die % 64` of word `die / 64` is set while `programs[die]` is not empty: a free
+    /// channel (asked after every instant, 8 times each on `ssdsim-platform`) looks only at
+    /// its dies with programs, usually none, instead of every die of its chips.
+    dies_with_programs: Vec<u64>,
+    /// Bound programs queued, and GC jobs queued: what a free channel could take
+    /// ([`Ssdsim::channel_work_queued`]).
+    bound_programs: usize,
+    gc_jobs_queued: usize,
     next_seq: u64,
     /// Under `holds_channel`: the moves of the victim being queued, per plane (the FTL asks
     /// for a victim's copybacks, then its erase).
@@ -259,6 +267,9 @@ impl Ssdsim {
             switches,
             dies_per_chip: dies_per_chip.max(1) as usize,
             programs: (0..dies).map(|_| VecDeque::new()).collect(),
+            dies_with_programs: vec![0; (dies as usize).div_ceil(64)],
+            bound_programs: 0,
+            gc_jobs_queued: 0,
             next_seq: 0,
             pending_moves: Vec::new(),
             gc_jobs: if holds {
@@ -288,23 +299,57 @@ impl Ssdsim {
         die_busy: &[bool],
     ) -> Option<Transaction> {
         let d = self.dies_per_chip;
-        let die = match self.switches.program_order {
-            ProgramOrder::LowestIdleChip => chips
-                .filter(|&c| self.chip_idle(c as usize, die_busy))
-                .flat_map(|c| (c as usize * d)..(c as usize + 1) * d)
-                .find(|&die| !self.programs[die].is_empty())?,
-            ProgramOrder::Arrival => {
-                chips
-                    .filter(|&c| self.chip_idle(c as usize, die_busy))
-                    .flat_map(|c| (c as usize * d)..(c as usize + 1) * d)
-                    .filter_map(|die| self.programs[die].front().map(|(seq, _)| (*seq, die)))
-                    .min()?
-                    .1
+        let die = {
+            // The dies of idle chips with programs, in die order (so chip order).
+            let mut candidates = self
+                .dies_with_programs(chips.start as usize * d..chips.end as usize * d)
+                .filter(|&die| self.chip_idle(die / d, die_busy));
+            match self.switches.program_order {
+                ProgramOrder::LowestIdleChip => candidates.next()?,
+                ProgramOrder::Arrival => {
+                    candidates
+                        .filter_map(|die| self.programs[die].front().map(|(seq, _)| (*seq, die)))
+                        .min()?
+                        .1
+                }
             }
         };
         let (_, txn) = self.programs[die].pop_front()?;
+        if self.programs[die].is_empty() {
+            self.dies_with_programs[die / 64] &= !(1 << (die % 64));
+        }
+        self.bound_programs -= 1;
         self.queued[txn.chip as usize] -= 1;
         Some(txn)
+    }
+
+    /// Whether a bound program or a GC job waits for a channel anywhere: when none does, the
+    /// free channels have nothing to take (most instants of a read-heavy run).
+    pub fn channel_work_queued(&self) -> bool {
+        self.bound_programs + self.gc_jobs_queued > 0
+    }
+
+    /// The dies in `dies` whose program queue is not empty, in increasing order.
+    fn dies_with_programs(&self, dies: std::ops::Range<usize>) -> impl Iterator<Item = usize> + '_ {
+        let (start, end) = (dies.start, dies.end);
+        (start / 64..end.div_ceil(64)).flat_map(move |word| {
+            let low = word * 64;
+            let mut bits = self.dies_with_programs[word];
+            if start > low {
+                bits &= u64::MAX << (start - low);
+            }
+            if end < low + 64 {
+                bits &= (1u64 << (end - low)) - 1;
+            }
+            std::iter::from_fn(move || {
+                if bits == 0 {
+                    return None;
+                }
+                let bit = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                Some(low + bit)
+            })
+        })
     }
 
     /// Under `gc = "holds_channel"`: a GC job that a free channel whose chips are `chips`
@@ -325,12 +370,16 @@ impl Ssdsim {
         }
         let (_, c) = best?;
         let job = self.gc_jobs[c].pop()?;
+        self.gc_jobs_queued -= 1;
         self.queued[c] -= 1 + job.moves.len() as u32;
         Some(job)
     }
 
     /// Under `gc = "holds_channel"`: GC jobs waiting on the chips `chips`.
     pub fn gc_jobs_waiting(&self, chips: std::ops::Range<u32>) -> bool {
+        if self.gc_jobs_queued == 0 {
+            return false;
+        }
         chips
             .into_iter()
             .any(|c| !self.gc_jobs[c as usize].is_empty())
@@ -366,6 +415,7 @@ impl Ssdsim {
         let (_, moves) = self.pending_moves.swap_remove(at);
         let seq = self.next_seq;
         self.next_seq += 1;
+        self.gc_jobs_queued += 1;
         self.gc_jobs[txn.chip as usize].push(GcJob {
             seq,
             moves,
@@ -384,7 +434,10 @@ impl DeviceScheduler for Ssdsim {
             TxnKind::Program | TxnKind::MappingProgram
                 if self.switches.program_binding == ProgramBinding::AtTransfer =>
             {
-                self.programs[txn.die as usize].push_back((self.next_seq, txn));
+                let die = txn.die as usize;
+                self.programs[die].push_back((self.next_seq, txn));
+                self.dies_with_programs[die / 64] |= 1 << (die % 64);
+                self.bound_programs += 1;
                 self.next_seq += 1;
                 return;
             }
@@ -480,6 +533,64 @@ mod tests {
         assert_eq!(s.queued_per_chip(), &[0]);
     }
 
+    /// The dies with programs found by bits (`take_program`) against a plain scan of every die
+    /// of the channel's chips, in chip order: 48 chips of 3 dies (three words of bits, channels
+    /// of 6 chips crossing word boundaries), random programs, busy dies and channels.
+    #[test]
+    fn programs_found_by_bits_are_the_ones_a_scan_finds() {
+        use rand::{Rng, SeedableRng};
+        let (chips, d) = (48u32, 3usize);
+        for order in [ProgramOrder::LowestIdleChip, ProgramOrder::Arrival] {
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(41);
+            let mut s = Ssdsim::with_switches(
+                chips,
+                d as u32,
+                SsdsimSwitches {
+                    program_binding: ProgramBinding::AtTransfer,
+                    program_order: order,
+                    gc: GcService::Queued,
+                },
+            );
+            // The shadow: each die's (arrival, request), oldest first.
+            let mut shadow: Vec<VecDeque<(u64, u32)>> = vec![VecDeque::new(); chips as usize * d];
+            let (mut arrival, mut taken) = (0u64, 0);
+            for request in 0..20_000u32 {
+                if rng.random_bool(0.5) {
+                    let die = rng.random_range(0..shadow.len());
+                    enq(
+                        &mut s,
+                        txn(TxnKind::Program, (die / d) as u32, die as u32, request),
+                    );
+                    shadow[die].push_back((arrival, request));
+                    arrival += 1;
+                    continue;
+                }
+                let busy: Vec<bool> = (0..shadow.len()).map(|_| rng.random_bool(0.3)).collect();
+                let channel = rng.random_range(0..chips / 6);
+                let range = channel * 6..(channel + 1) * 6;
+                let idle = |c: usize| !busy[c * d..(c + 1) * d].iter().any(|b| *b);
+                let mut candidates = range
+                    .clone()
+                    .filter(|&c| idle(c as usize))
+                    .flat_map(|c| c as usize * d..(c as usize + 1) * d)
+                    .filter(|&die| !shadow[die].is_empty());
+                let expected = match order {
+                    ProgramOrder::LowestIdleChip => candidates.next(),
+                    ProgramOrder::Arrival => candidates.min_by_key(|&die| shadow[die][0].0),
+                }
+                .map(|die| shadow[die].pop_front().unwrap().1);
+                taken += usize::from(expected.is_some());
+                assert_eq!(
+                    s.channel_work_queued(),
+                    shadow.iter().any(|q| !q.is_empty()) || expected.is_some()
+                );
+                let got = s.take_program(range, &busy).map(|t| t.request);
+                assert_eq!(got, expected, "{order:?}, request {request}");
+            }
+            assert!(taken > 2_000, "{order:?}: only {taken} programs taken");
+        }
+    }
+
     fn bound(order: ProgramOrder) -> Ssdsim {
         Ssdsim::with_switches(
             3,
@@ -519,8 +630,10 @@ mod tests {
             assert_eq!(s.queued_per_chip(), &[1, 0, 0]);
             // Chip 0 idle: its program goes.
             let idle = [false; 6];
+            assert!(s.channel_work_queued());
             assert_eq!(s.take_program(0..3, &idle).unwrap().request, 3);
             assert_eq!(s.take_program(0..3, &idle), None);
+            assert!(!s.channel_work_queued());
         }
     }
 
@@ -563,7 +676,9 @@ mod tests {
         assert_eq!((older_job.erase.chip, older_job.moves.len()), (1, 0));
         let busy = [true, false];
         assert_eq!(s.take_gc_job(0..2, &busy), None);
+        assert!(s.channel_work_queued());
         assert_eq!(s.take_gc_job(0..2, &idle).unwrap().moves.len(), 2);
         assert_eq!(s.queued_per_chip(), &[0, 0]);
+        assert!(!s.channel_work_queued());
     }
 }

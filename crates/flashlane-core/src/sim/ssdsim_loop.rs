@@ -142,6 +142,11 @@ impl Simulation {
     /// channel has no host work, else a program (SSDsim's `process` on an idle channel, after
     /// read commands and read data, which the interconnect has served already).
     fn serve_free_channels(&mut self, now: u64) {
+        if let AnyDeviceScheduler::Ssdsim(s) = &self.device {
+            if !s.channel_work_queued() {
+                return;
+            }
+        }
         let per_channel = self.drive.geometry.chips_per_channel;
         for channel in 0..self.drive.geometry.channels {
             let chips = channel * per_channel..(channel + 1) * per_channel;
