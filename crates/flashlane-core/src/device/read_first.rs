@@ -169,6 +169,19 @@ impl DeviceScheduler for ReadFirst {
         self.take(chip, die, class, at)
     }
 
+    // Most asks find every die of the chip busy or without work: answered here from the bits,
+    // without the call to `next`.
+    fn may_issue(&self, chip: u32, die_busy: &[bool]) -> bool {
+        if self.queued[chip as usize] == 0 {
+            return false;
+        }
+        // Before the first `next` the dies per chip are not known yet: let it decide.
+        self.dies_per_chip == 0
+            || self
+                .chip_dies(chip)
+                .any(|die| !die_busy[die] && self.nonempty[die] != 0)
+    }
+
     fn queued_per_chip(&self) -> &[u32] {
         &self.queued
     }
@@ -300,6 +313,37 @@ mod tests {
         assert_eq!(nxt_held(&mut s, 0, &busy, &[]).unwrap().request, 1);
         assert_eq!(nxt_held(&mut s, 0, &busy, &[]).unwrap().request, 2);
         assert_eq!(s.queued_per_chip(), &[0]);
+    }
+
+    /// `may_issue` says no only when `next` finds nothing: random work on 2 chips of 3 dies,
+    /// random busy dies (and it says yes where work can start, or it would spare no call).
+    #[test]
+    fn may_issue_is_false_only_when_next_finds_nothing() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(43);
+        let kinds = [TxnKind::Read, TxnKind::Program, TxnKind::MappingRead, TxnKind::GcRead];
+        let mut s = ReadFirst::new(2);
+        let (mut refused, mut started) = (0, 0);
+        for request in 0..5_000u32 {
+            if rng.random_bool(0.5) {
+                let die = rng.random_range(0..6);
+                let kind = kinds[rng.random_range(0..kinds.len())];
+                enq(&mut s, txn(kind, die / 3, die, request));
+                continue;
+            }
+            let busy: Vec<bool> = (0..6).map(|_| rng.random_bool(0.5)).collect();
+            let chip = rng.random_range(0..2);
+            let known = s.dies_per_chip > 0;
+            let may = s.may_issue(chip, &busy);
+            let got = nxt(&mut s, chip, &busy);
+            assert!(may || got.is_none(), "request {request}: may_issue false, next {got:?}");
+            if known {
+                assert_eq!(may, got.is_some(), "request {request}");
+            }
+            refused += usize::from(!may);
+            started += usize::from(got.is_some());
+        }
+        assert!(refused > 200 && started > 200, "{refused} refused, {started} started");
     }
 
     /// Companions come from any class in service order, and leave the queue counted.
