@@ -611,8 +611,8 @@ impl Ftl {
                     && p.active_gc.is_none()
                     && p.collecting == 0
                     && !p.speed_ordered
-                    && p.free.first() == Some(&(0, 0, first))
-                    && p.free.last() == Some(&(0, 0, blocks - 1))
+                    && p.free.first() == Some((0, 0, first))
+                    && p.free.last() == Some((0, 0, blocks - 1))
             })
             && self
                 .planes

@@ -9,6 +9,7 @@ pub mod cmt;
 mod config;
 mod fill;
 mod footprint;
+mod free_blocks;
 mod mapping;
 pub mod partial_pages;
 mod plane;

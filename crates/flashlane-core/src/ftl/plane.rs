@@ -3,6 +3,8 @@
 
 use std::collections::BTreeSet;
 
+use super::free_blocks::FreeBlocks;
+
 /// Marker in the reverse map: the physical page holds no valid data.
 pub const INVALID: u32 = u32::MAX;
 
@@ -66,7 +68,7 @@ pub struct Plane {
     /// Free blocks by (speed key, erase count, block): without variation-aware choice the
     /// speed key is 0, so least-erased first (dynamic wear levelling), ties by block number.
     /// With it, fastest first (see [`Plane::allocate_page_in`]).
-    pub(super) free: BTreeSet<(u32, u32, u32)>,
+    pub(super) free: FreeBlocks,
     /// Under speed ordering, the same free blocks by (erase count, block): a write that does
     /// not want a fast block opens the least-erased one, as without the choice.
     pub(super) free_by_wear: BTreeSet<(u32, u32)>,
@@ -88,9 +90,10 @@ pub struct Plane {
 }
 
 impl Plane {
-    /// Bytes [`Plane::new`] allocates: the block records, the free list (a B-tree: about
-    /// twice its 12-byte entries) and the valid-count buckets. Reverse maps come later, per
-    /// block written.
+    /// Bytes a plane holds for its records: the block records, the free list (a B-tree: about
+    /// twice its 12-byte entries; a new plane's is a range, but erased blocks go into the
+    /// tree, so this is what it may come to) and the valid-count buckets. Reverse maps come
+    /// later, per block written.
     pub fn upfront_bytes(blocks: u32, pages_per_block: u32) -> u64 {
         std::mem::size_of::<Plane>() as u64
             + u64::from(blocks) * (std::mem::size_of::<Block>() as u64 + 24)
@@ -110,7 +113,7 @@ impl Plane {
                     next: NONE,
                 })
                 .collect(),
-            free: (0..blocks).map(|b| (0, 0, b)).collect(),
+            free: FreeBlocks::all_fresh(blocks),
             free_by_wear: BTreeSet::new(),
             speed_keys: Vec::new(),
             active: None,
@@ -195,16 +198,12 @@ impl Plane {
     pub fn order_by_speed(&mut self, speed_key: impl Fn(u32) -> u32) {
         self.speed_ordered = true;
         self.speed_keys = (0..self.blocks.len() as u32).map(&speed_key).collect();
-        self.free_by_wear = self
-            .free
-            .iter()
-            .map(|&(_, erases, b)| (erases, b))
-            .collect();
-        self.free = self
-            .free
-            .iter()
-            .map(|&(_, erases, b)| (speed_key(b), erases, b))
-            .collect();
+        self.free_by_wear = self.free.iter().map(|(_, erases, b)| (erases, b)).collect();
+        self.free = FreeBlocks::from_entries(
+            self.free
+                .iter()
+                .map(|(_, erases, b)| (speed_key(b), erases, b)),
+        );
     }
 
     /// Take a free block out of the pool: the fastest when `fast` (under speed ordering), else
@@ -352,7 +351,7 @@ impl Plane {
         }
         self.opened_blocks += u64::from(opened);
         // The free set held every block from `first` on, in number order.
-        self.free = self.free.split_off(&(0, 0, first + opened));
+        self.free.drop_below((0, 0, first + opened));
     }
 
     /// Greedy victim: a full block with the fewest valid pages, if collecting it frees space

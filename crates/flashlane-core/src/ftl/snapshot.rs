@@ -21,6 +21,7 @@ use std::collections::BTreeSet;
 use std::io::{self, Read, Write};
 
 use super::fill::FillMap;
+use super::free_blocks::FreeBlocks;
 use super::mapping::ChunkedTable;
 use super::plane::{Block, BlockState, Plane, INVALID, NONE};
 use super::variation::{Variation, VariationCounters};
@@ -471,7 +472,7 @@ fn save_plane<W: Write>(e: &mut Encoder<W>, plane: &Plane) -> io::Result<()> {
     e.u32s(bucket_head)?;
     e.u32s(bucket_tail)?;
     e.u32(free.len() as u32)?;
-    for &(speed, erases, block) in free {
+    for (speed, erases, block) in free.iter() {
         for value in [speed, erases, block] {
             e.u32(value)?;
         }
@@ -528,7 +529,7 @@ fn load_plane<R: Read>(
         let erases = d.u32()?;
         free.push((speed, erases, d.index(blocks, false, "free block")?));
     }
-    plane.free = BTreeSet::from_iter(free);
+    plane.free = FreeBlocks::from_entries(free);
     let count = d.index(blocks + 1, false, "free blocks by wear")?;
     let mut by_wear = Vec::with_capacity(count as usize);
     for _ in 0..count {
