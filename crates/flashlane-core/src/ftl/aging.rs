@@ -145,6 +145,19 @@ impl Ftl {
         // drive's map counts anyway, and aging writes most of their entries regardless.
         let ppb = u64::from(self.geometry.pages_per_block);
         let (table, _) = plane_major_map.table_and_fill();
+        // Chunk j of every residue next to each other, 8 to a 2 MiB block of huge pages (the
+        // kernel's random accesses then miss the TLB less, and the map faults in 2 MiB at a
+        // time): turning the numbering back uses up the residues' chunks j together, so
+        // each block is freed whole as it goes.
+        let per_residue = (span / CHUNK as u64) as usize;
+        table.allocate_in_order(
+            (0..per_residue).flat_map(|j| (0..planes).map(move |r| r * per_residue + j)),
+        );
+        table.advise_huge_pages_where(|c| {
+            let (r, j) = ((c / per_residue) as u64, (c % per_residue) as u64);
+            let first = j * CHUNK as u64;
+            fill.sweeps_locals(r, first..first + CHUNK as u64)
+        });
         let mut forward = plane_chunks(table, planes, span);
         let mut jobs: Vec<(usize, Vec<&mut [u32]>)> = (0..planes)
             .map(|p| {
@@ -204,91 +217,199 @@ impl Ftl {
         let unit = self.static_map.stripe_unit_pages();
         let period = self.static_map.period();
         let logical = self.map.logical_pages();
-        let table = &mut self.map.table;
-        // The reverse maps on the other thread while this one gathers the forward map (they
-        // share nothing; this thread joins the reverse maps when done).
+        // The reverse maps first, the planes shared among the threads (nothing allocated).
         let mut planes: Vec<(usize, &mut Plane)> = self.planes.iter_mut().enumerate().collect();
-        let gather =
-            || gather_drive_map(table, &mut plane_major.table, (unit, period), span, logical);
-        on_threads(&mut planes, None, gather, |(p, plane)| {
-            let (residue, _) = fill.plane_residue(*p);
-            let base = residue * span;
-            for reverse in plane.blocks.iter_mut().filter_map(|b| b.reverse.as_mut()) {
-                for lpn in reverse.iter_mut().filter(|l| **l != INVALID) {
-                    *lpn = fill.lpn_of(residue, u64::from(*lpn) - base) as u32;
+        on_threads(
+            &mut planes,
+            None,
+            || {},
+            |(p, plane)| {
+                let (residue, _) = fill.plane_residue(*p);
+                let base = residue * span;
+                for reverse in plane.blocks.iter_mut().filter_map(|b| b.reverse.as_mut()) {
+                    for lpn in reverse.iter_mut().filter(|l| **l != INVALID) {
+                        *lpn = fill.lpn_of(residue, u64::from(*lpn) - base) as u32;
+                    }
                 }
-            }
-        });
+            },
+        );
+        // Aging overwrote only filled pages, so the chunks holding an entry are those holding
+        // a fill page (the gather checks).
+        let map = &mut self.map;
+        let expected: Vec<bool> = (0..map.table.chunk_count())
+            .map(|c| map.holds_fill_page(c))
+            .collect();
+        gather_drive_map(
+            &mut map.table,
+            &expected,
+            &mut plane_major.table,
+            (unit, period),
+            span,
+            logical,
+        );
     }
 }
 
-/// The drive's forward map (`table`, of `logical` pages) from the plane-major one, whose
-/// chunks are released as they are used up. Logical page (k * period + r) * unit + j is
-/// local k * unit + j of residue r (`(unit, period)` of the drive's static map). The map is
-/// built a chunk at a time: each residue's locals for the chunk are read as one run of
-/// slices (no look-up per entry), then interleaved into a buffer in logical order (written
-/// in order, the runs read as `period` streams: both stay in cache), and the chunk is
-/// allocated only if it holds an entry (as writing entry by entry allocates). A chunk of
-/// every residue is released once the locals it holds are all copied.
+/// The drive's forward map (`table`, of `logical` pages, nothing allocated yet) from the
+/// plane-major one, whose chunks are released as they are used up. Logical page
+/// (k * period + r) * unit + j is local k * unit + j of residue r (`(unit, period)` of the
+/// drive's static map).
+///
+/// The chunks `expected` to hold an entry are allocated first, in order (as writing entry by
+/// entry would), so that the threads can fill them side by side: the map is built a level of
+/// the plane-major map at a time (chunk `l` of every residue), that step's drive chunks split
+/// between the threads, then the level's chunks are released (so the two maps are never both
+/// held whole). A drive chunk is filled from each residue's locals for it, read as one run of
+/// slices (no look-up per entry) and interleaved in logical order (written in order, the runs
+/// read as `period` streams: both stay in cache). A chunk allocated but left without an entry
+/// is unallocated again, and one not allocated that gets an entry is allocated at the end, so
+/// the chunks allocated are exactly those holding an entry, whatever `expected` says.
 fn gather_drive_map(
     table: &mut ChunkedTable,
+    expected: &[bool],
     plane_major: &mut ChunkedTable,
     (unit, period): (u64, u64),
     span: u64,
     logical: u64,
 ) {
+    let chunks = table.chunk_count();
+    table.allocate_in_order((0..chunks).filter(|&c| expected.get(c) == Some(&true)));
     let round = unit * period;
-    let mut released = 0u64;
-    let mut gathered = vec![0u32; CHUNK];
-    let mut runs = Vec::new();
-    for c in 0..table.chunk_count() {
-        let first = c as u64 * CHUNK as u64;
-        let end = (first + CHUNK as u64).min(logical);
-        let (first_round, end_round) = (first / round, end.div_ceil(round));
-        let locals = ((end_round - first_round) * unit) as usize;
-        runs.resize(locals * period as usize, 0);
-        for (r, run) in (0..period).zip(runs.chunks_mut(locals)) {
-            plane_major.read_run(r * span + first_round * unit, run);
-        }
-        let mut any = false;
-        if unit == 1 && first.is_multiple_of(round) {
-            // Page striping from a round's start (every chunk but a short last one): lpn
-            // `first + i * period + r` is local `i` of the run of residue `r`.
-            let period = period as usize;
-            for (i, out) in gathered[..(end - first) as usize]
-                .chunks_mut(period)
-                .enumerate()
-            {
-                for (r, value) in out.iter_mut().enumerate() {
-                    *value = runs[r * locals + i];
-                    any |= *value != 0;
-                }
+    // Levels of the plane-major map whose locals are all copied once chunks `..=c` are.
+    let levels_done = |c: usize| {
+        ((((c as u64 + 1) * CHUNK as u64).min(logical) / round) * unit).min(span) / CHUNK as u64
+    };
+    let mut outcomes: Vec<Outcome> = Vec::new();
+    {
+        let mut dest = table.allocated_chunks_mut();
+        let mut halves: Vec<GatherPart> = (0..2).map(|_| GatherPart::default()).collect();
+        let (mut c, mut released) = (0usize, 0u64);
+        while c < chunks {
+            let mut end = c + 1;
+            while end < chunks && levels_done(end - 1) <= released {
+                end += 1;
             }
-        } else {
-            for (i, k) in (first_round..end_round).enumerate() {
+            let mid = c + (end - c) / 2;
+            let mut front: Vec<_> = dest.drain(..end - c).collect();
+            halves[1].dest = front.split_off(mid - c);
+            halves[0].dest = front;
+            halves[0].first = c;
+            halves[1].first = mid;
+            let source = &*plane_major;
+            on_threads(
+                &mut halves,
+                None,
+                || {},
+                |part| {
+                    part.gather(source, (unit, period), span, logical);
+                },
+            );
+            for part in &mut halves {
+                outcomes.append(&mut part.outcomes);
+            }
+            let done = levels_done(end - 1);
+            while released < done {
                 for r in 0..period {
-                    let unit_start = (k * period + r) * unit;
-                    let (lo, hi) = (unit_start.max(first), (unit_start + unit).min(end));
-                    if lo >= hi {
-                        continue;
+                    plane_major.release_chunk(((r * span) / CHUNK as u64 + released) as usize);
+                }
+                released += 1;
+            }
+            c = end;
+        }
+    }
+    for outcome in outcomes {
+        match outcome {
+            Outcome::Empty(c) => table.unallocate_chunk(c),
+            Outcome::Unexpected(c, values) => table.chunk_values_mut(c).copy_from_slice(&values),
+        }
+    }
+}
+
+/// A drive chunk the gather did not find as `expected` said.
+enum Outcome {
+    /// Allocated, holds no entry.
+    Empty(usize),
+    /// Not allocated, holds these entries.
+    Unexpected(usize, Vec<u32>),
+}
+
+/// One thread's share of a step of [`gather_drive_map`]: drive chunks `first..` (`dest`: each
+/// one's values if allocated), with its buffers.
+#[derive(Default)]
+struct GatherPart<'a> {
+    first: usize,
+    dest: Vec<Option<&'a mut [u32]>>,
+    runs: Vec<u32>,
+    spare: Vec<u32>,
+    outcomes: Vec<Outcome>,
+}
+
+impl GatherPart<'_> {
+    fn gather(
+        &mut self,
+        plane_major: &ChunkedTable,
+        (unit, period): (u64, u64),
+        span: u64,
+        logical: u64,
+    ) {
+        let round = unit * period;
+        let runs = &mut self.runs;
+        for (c, dest) in (self.first..).zip(self.dest.iter_mut()) {
+            let first = c as u64 * CHUNK as u64;
+            let end = (first + CHUNK as u64).min(logical);
+            let (first_round, end_round) = (first / round, end.div_ceil(round));
+            let locals = ((end_round - first_round) * unit) as usize;
+            runs.resize(locals * period as usize, 0);
+            for (r, run) in (0..period).zip(runs.chunks_mut(locals)) {
+                plane_major.read_run(r * span + first_round * unit, run);
+            }
+            let gathered: &mut [u32] = match dest {
+                Some(values) => values,
+                None => {
+                    self.spare.resize(CHUNK, 0);
+                    &mut self.spare
+                }
+            };
+            let mut any = false;
+            if unit == 1 && first.is_multiple_of(round) {
+                // Page striping from a round's start (every chunk but a short last one): lpn
+                // `first + i * period + r` is local `i` of the run of residue `r`.
+                let period = period as usize;
+                for (i, out) in gathered[..(end - first) as usize]
+                    .chunks_mut(period)
+                    .enumerate()
+                {
+                    for (r, value) in out.iter_mut().enumerate() {
+                        *value = runs[r * locals + i];
+                        any |= *value != 0;
                     }
-                    let from = r as usize * locals + i * unit as usize + (lo - unit_start) as usize;
-                    let values = &runs[from..from + (hi - lo) as usize];
-                    gathered[(lo - first) as usize..(hi - first) as usize].copy_from_slice(values);
-                    any |= values.iter().any(|&v| v != 0);
+                }
+            } else {
+                for (i, k) in (first_round..end_round).enumerate() {
+                    for r in 0..period {
+                        let unit_start = (k * period + r) * unit;
+                        let (lo, hi) = (unit_start.max(first), (unit_start + unit).min(end));
+                        if lo >= hi {
+                            continue;
+                        }
+                        let from =
+                            r as usize * locals + i * unit as usize + (lo - unit_start) as usize;
+                        let values = &runs[from..from + (hi - lo) as usize];
+                        gathered[(lo - first) as usize..(hi - first) as usize]
+                            .copy_from_slice(values);
+                        any |= values.iter().any(|&v| v != 0);
+                    }
                 }
             }
-        }
-        gathered[(end - first) as usize..].fill(0);
-        if any {
-            table.chunk_values_mut(c).copy_from_slice(&gathered);
-        }
-        let done = ((end / round) * unit).min(span) / CHUNK as u64;
-        while released < done {
-            for r in 0..period {
-                plane_major.release_chunk(((r * span) / CHUNK as u64 + released) as usize);
+            match (dest.is_some(), any) {
+                (true, false) => self.outcomes.push(Outcome::Empty(c)),
+                (false, true) => {
+                    self.spare[(end - first) as usize..].fill(0);
+                    self.outcomes
+                        .push(Outcome::Unexpected(c, std::mem::take(&mut self.spare)));
+                }
+                _ => {}
             }
-            released += 1;
         }
     }
 }
@@ -447,8 +568,64 @@ fn on_threads<T: Send>(
 
 #[cfg(test)]
 mod tests {
-    use super::on_threads;
+    use super::{gather_drive_map, on_threads, ChunkedTable, CHUNK};
     use std::sync::atomic::{AtomicBool, Ordering};
+
+    /// The drive map gathered side by side, a level at a time, is the one read entry by entry
+    /// from the plane-major map, with exactly the chunks holding an entry allocated, whether
+    /// the chunks expected to hold one are right or not (some expected ones are empty, some
+    /// unexpected ones are not), for page striping and for a wider stripe unit.
+    #[test]
+    fn gathered_drive_map_is_the_entry_by_entry_one() {
+        let chunk = CHUNK as u64;
+        for (unit, period, logical) in [(1u64, 8u64, 6 * chunk + 77), (4, 3, 5 * chunk + 5)] {
+            let round = unit * period;
+            let locals = logical.div_ceil(round) * unit;
+            let span = locals.next_multiple_of(chunk);
+            let lpn_of = |r: u64, local: u64| ((local / unit) * period + r) * unit + local % unit;
+            // Drive chunk 2 holds nothing, every fifth page elsewhere neither.
+            let value = |lpn: u64| {
+                let held = (lpn / chunk) % 4 != 2 && !lpn.is_multiple_of(5);
+                if held {
+                    lpn as u32 * 7 + 1
+                } else {
+                    0
+                }
+            };
+            let mut plane_major = ChunkedTable::releasable(span * period);
+            for r in 0..period {
+                for local in 0..span {
+                    let lpn = lpn_of(r, local);
+                    if lpn < logical {
+                        plane_major.set(r * span + local, value(lpn));
+                    }
+                }
+            }
+            let chunks = logical.div_ceil(chunk) as usize;
+            // Chunk 2 expected but empty, chunk 1 not expected but holding entries.
+            let expected: Vec<bool> = (0..chunks).map(|c| c != 1).collect();
+            let mut table = ChunkedTable::new(logical);
+            gather_drive_map(
+                &mut table,
+                &expected,
+                &mut plane_major,
+                (unit, period),
+                span,
+                logical,
+            );
+            for lpn in 0..logical {
+                assert_eq!(table.get(lpn), value(lpn), "{unit} {period}: lpn {lpn}");
+            }
+            let holding = (0..chunks as u64)
+                .filter(|c| (c * chunk..((c + 1) * chunk).min(logical)).any(|l| value(l) != 0))
+                .count() as u64;
+            assert_eq!(
+                table.allocated_bytes(),
+                holding * chunk * 4,
+                "{unit} {period}"
+            );
+        }
+    }
 
     /// Every item runs once, whether the split is given or found, with the side work done
     /// first on the calling thread; the calling thread takes the first items.

@@ -219,6 +219,33 @@ impl FillMap {
         }
     }
 
+    /// Whether the sweep wrote every local page in `locals` of the plane of `residue`. Where
+    /// it says no, the pages may still have been written (by the footprint): a test for
+    /// laying memory out (ftl/aging.rs), not for mapping.
+    pub(super) fn sweeps_locals(&self, residue: u64, locals: std::ops::Range<u64>) -> bool {
+        let Some(s) = self
+            .plane_of_residue
+            .get(residue as usize)
+            .and_then(|&p| self.planes.get(p as usize))
+        else {
+            return false;
+        };
+        if locals.is_empty() {
+            return true;
+        }
+        if locals.end > s.locals {
+            return false;
+        }
+        if s.swept >= s.locals {
+            return true;
+        }
+        // Distances from the sweep's start, wrapping: the range is swept if both ends are
+        // and it does not cross the unswept gap (local pages increase with the distance).
+        let distance = |l: u64| (l + s.locals - s.sweep_start) % s.locals;
+        let (first, last) = (distance(locals.start), distance(locals.end - 1));
+        first < s.swept && last < s.swept && first <= last
+    }
+
     fn footprint_of(&self, s: &PlaneStream) -> &[u32] {
         &self.footprint[s.footprint_at..s.footprint_at + s.footprint_len]
     }

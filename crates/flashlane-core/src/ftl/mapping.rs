@@ -16,6 +16,10 @@ pub(super) const CHUNK: usize = 1 << CHUNK_BITS;
 /// huge pages.
 const HUGE_PAGE_BYTES: usize = 2 << 20;
 const BLOCK_CHUNKS: usize = HUGE_PAGE_BYTES / (CHUNK * 4);
+/// Huge pages a block of a releasable table spans (one mapping, [`ZeroedBlock`]): each huge
+/// page goes back to the kernel once its chunks are all released, the mapping once all its
+/// pages have.
+const RELEASABLE_HUGE_PAGES: usize = 16;
 
 /// Where a chunk's values are: block and element offset in it (`block == NO_BLOCK`: the chunk
 /// is not allocated).
@@ -42,9 +46,15 @@ pub struct ChunkedTable {
     next_offset: usize,
     window_end: usize,
     allocated_chunks: usize,
-    /// Each chunk its own allocation, without huge pages, so that it can be released alone
-    /// ([`ChunkedTable::release_chunk`]): the plane-major map of aging (ftl/aging.rs).
-    per_chunk: bool,
+    /// Chunks can be released ([`ChunkedTable::release_chunk`]): the plane-major map of
+    /// aging (ftl/aging.rs). A huge page goes back to the kernel once none of its chunks is
+    /// held any more, a block is freed once none of its huge pages is.
+    releasable: bool,
+    /// Releasable tables: chunks held in each huge page (`RELEASABLE_HUGE_PAGES` a block),
+    /// huge pages held in each block, and where each block's first huge page starts.
+    held_in_page: Vec<u32>,
+    held_pages: Vec<u32>,
+    window_start: Vec<usize>,
 }
 
 /// Ask the kernel to back `window` (2 MiB aligned, a multiple of 2 MiB long) with huge pages.
@@ -68,6 +78,31 @@ fn advise_huge_pages(window: &mut [u32]) {
 #[cfg(not(target_os = "linux"))]
 fn advise_huge_pages(_window: &mut [u32]) {}
 
+/// Give the whole pages inside `values` back to the kernel (they read as zeros after).
+#[cfg(target_os = "linux")]
+fn release_pages(values: &mut [u32]) {
+    const PAGE: usize = 4096;
+    let start = values.as_mut_ptr() as usize;
+    let end = start + std::mem::size_of_val(values);
+    let (first, last) = (start.next_multiple_of(PAGE), end / PAGE * PAGE);
+    if first < last {
+        // SAFETY: [first, last) is page aligned and lies inside `values`, memory of a live
+        // mapping borrowed exclusively here; MADV_DONTNEED replaces those pages by zero pages
+        // (still valid `u32`s), and the caller releases every chunk in them first, never
+        // reading them again.
+        unsafe {
+            libc::madvise(
+                first as *mut libc::c_void,
+                last - first,
+                libc::MADV_DONTNEED,
+            );
+        }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn release_pages(_values: &mut [u32]) {}
+
 impl ChunkedTable {
     pub fn new(len: u64) -> Self {
         let chunks = len.div_ceil(CHUNK as u64) as usize;
@@ -77,28 +112,84 @@ impl ChunkedTable {
             next_offset: 0,
             window_end: 0,
             allocated_chunks: 0,
-            per_chunk: false,
+            releasable: false,
+            held_in_page: Vec::new(),
+            held_pages: Vec::new(),
+            window_start: Vec::new(),
         }
     }
 
-    /// A table whose chunks can be released one by one (see `per_chunk`).
+    /// A table whose chunks can be released one by one (see `releasable`).
     pub(super) fn releasable(len: u64) -> Self {
         ChunkedTable {
-            per_chunk: true,
+            releasable: true,
             ..ChunkedTable::new(len)
         }
     }
 
-    /// Free chunk `c` of a [`ChunkedTable::releasable`] table (its values read 0 again).
+    /// Free chunk `c` of a [`ChunkedTable::releasable`] table (its values read 0 again); its
+    /// 2 MiB page goes back to the kernel with the page's last chunk. A caller that
+    /// releases chunks as it goes allocates them in the order it will release them
+    /// ([`ChunkedTable::allocate_in_order`]), so that memory falls as it goes.
     pub(super) fn release_chunk(&mut self, c: usize) {
         let Some(at) = self.chunks.get(c).copied() else {
             return;
         };
-        if self.per_chunk && at.block != NO_BLOCK {
-            // Its own mapping: unmapped here, so memory falls as chunks go.
-            self.blocks[at.block as usize] = ZeroedBlock::empty();
-            self.chunks[c] = UNALLOCATED;
-            self.allocated_chunks -= 1;
+        if !self.releasable || at.block == NO_BLOCK {
+            return;
+        }
+        self.chunks[c] = UNALLOCATED;
+        self.allocated_chunks -= 1;
+        let b = at.block as usize;
+        let page_elements = HUGE_PAGE_BYTES / 4;
+        let within = (at.offset as usize - self.window_start[b]) / page_elements;
+        let page = b * RELEASABLE_HUGE_PAGES + within;
+        self.held_in_page[page] -= 1;
+        if self.held_in_page[page] > 0 {
+            return;
+        }
+        let from = self.window_start[b] + within * page_elements;
+        release_pages(&mut self.blocks[b][from..from + page_elements]);
+        self.held_pages[b] -= 1;
+        if self.held_pages[b] == 0 {
+            self.blocks[b] = ZeroedBlock::empty();
+            if b + 1 == self.blocks.len() {
+                // No more chunks carved from it.
+                self.next_offset = self.window_end;
+            }
+        }
+    }
+
+    /// A releasable table's huge pages whose chunks all hold `dense` data, backed by huge
+    /// pages: one touched at a single place costs 2 MiB of memory, so a 2 MiB page holding a
+    /// chunk that may stay mostly untouched is left to 4 KiB pages.
+    pub(super) fn advise_huge_pages_where(&mut self, dense: impl Fn(usize) -> bool) {
+        let page_elements = HUGE_PAGE_BYTES / 4;
+        let mut all_dense = vec![true; self.held_in_page.len()];
+        for (c, at) in self.chunks.iter().enumerate() {
+            if at.block != NO_BLOCK && self.releasable {
+                let b = at.block as usize;
+                let within = (at.offset as usize - self.window_start[b]) / page_elements;
+                all_dense[b * RELEASABLE_HUGE_PAGES + within] &= dense(c);
+            }
+        }
+        for (page, dense) in all_dense.into_iter().enumerate() {
+            let (b, within) = (page / RELEASABLE_HUGE_PAGES, page % RELEASABLE_HUGE_PAGES);
+            if dense && self.held_in_page[page] > 0 {
+                let from = self.window_start[b] + within * page_elements;
+                advise_huge_pages(&mut self.blocks[b][from..from + page_elements]);
+            }
+        }
+    }
+
+    /// Allocate chunks `order` (those not allocated yet), in that order: consecutive ones
+    /// share a 2 MiB page.
+    pub(super) fn allocate_in_order(&mut self, order: impl IntoIterator<Item = usize>) {
+        for c in order {
+            if self.chunks[c].block == NO_BLOCK {
+                self.chunks[c] = self.allocate_chunk();
+                self.allocated_chunks += 1;
+            }
         }
     }
 
@@ -136,22 +227,37 @@ impl ChunkedTable {
 
     /// Hand out the next chunk of the last block, opening a new block when it is used up.
     fn allocate_chunk(&mut self) -> ChunkAt {
-        if self.per_chunk {
-            self.blocks.push(ZeroedBlock::new(CHUNK));
-            return ChunkAt {
-                block: (self.blocks.len() - 1) as u32,
-                offset: 0,
-            };
-        }
         if self.blocks.is_empty() || self.next_offset == self.window_end {
-            let block_elements = BLOCK_CHUNKS * CHUNK;
-            let mut block = ZeroedBlock::new(2 * block_elements);
+            let huge_pages = if self.releasable {
+                RELEASABLE_HUGE_PAGES
+            } else {
+                1
+            };
+            let block_elements = huge_pages * BLOCK_CHUNKS * CHUNK;
+            let mut block = ZeroedBlock::new(block_elements + BLOCK_CHUNKS * CHUNK);
             let address = block.as_ptr() as usize;
             let start = (address.next_multiple_of(HUGE_PAGE_BYTES) - address) / 4;
-            advise_huge_pages(&mut block[start..start + block_elements]);
+            if !self.releasable {
+                advise_huge_pages(&mut block[start..start + block_elements]);
+            }
             self.blocks.push(block);
             self.next_offset = start;
             self.window_end = start + block_elements;
+            if self.releasable {
+                self.window_start.push(start);
+                self.held_pages.push(0);
+                self.held_in_page
+                    .resize(self.blocks.len() * RELEASABLE_HUGE_PAGES, 0);
+            }
+        }
+        if self.releasable {
+            let b = self.blocks.len() - 1;
+            let within = (self.next_offset - self.window_start[b]) / (HUGE_PAGE_BYTES / 4);
+            let page = b * RELEASABLE_HUGE_PAGES + within;
+            if self.held_in_page[page] == 0 {
+                self.held_pages[b] += 1;
+            }
+            self.held_in_page[page] += 1;
         }
         let at = ChunkAt {
             block: (self.blocks.len() - 1) as u32,
@@ -178,22 +284,53 @@ impl ChunkedTable {
         }
     }
 
-    /// Chunks `first..first + count` of a table of [`ChunkedTable::releasable`] (one
-    /// allocation a chunk), allocated if they were not, to index directly.
+    /// Chunks `first..first + count`, allocated (in that order) if they were not, to index
+    /// directly.
     pub(super) fn chunks_mut(&mut self, first: usize, count: usize) -> Vec<&mut [u32]> {
-        assert!(self.per_chunk, "a chunk per allocation");
-        for c in first..first + count {
-            if self.chunks[c].block == NO_BLOCK {
-                self.chunks[c] = self.allocate_chunk();
-                self.allocated_chunks += 1;
-            }
-        }
-        let mut by_block: Vec<Option<&mut [u32]>> =
-            self.blocks.iter_mut().map(|b| Some(&mut b[..])).collect();
-        let chunks = &self.chunks;
-        (first..first + count)
-            .filter_map(|c| by_block[chunks[c].block as usize].take())
+        self.allocate_in_order(first..first + count);
+        let mut all = self.allocated_chunks_mut();
+        all.drain(first..first + count)
+            .map(|c| c.expect("allocated above"))
             .collect()
+    }
+
+    /// Every chunk's values, `None` for a chunk not allocated: to fill chunks side by side.
+    pub(super) fn allocated_chunks_mut(&mut self) -> Vec<Option<&mut [u32]>> {
+        // Each block cut into its chunks' slices, in the order they lie in it.
+        let chunks = &self.chunks;
+        let mut order: Vec<usize> = (0..chunks.len())
+            .filter(|&c| chunks[c].block != NO_BLOCK)
+            .collect();
+        order.sort_by_key(|&c| (chunks[c].block, chunks[c].offset));
+        let mut out: Vec<Option<&mut [u32]>> = (0..chunks.len()).map(|_| None).collect();
+        let mut blocks = self.blocks.iter_mut().enumerate();
+        let mut current: Option<(usize, usize, &mut [u32])> = None;
+        for c in order {
+            let at = chunks[c];
+            let (block, base, rest) = loop {
+                match current.take() {
+                    Some((b, base, rest)) if b == at.block as usize => break (b, base, rest),
+                    _ => {
+                        let (b, slice) = blocks.next().expect("chunk's block");
+                        current = Some((b, 0, &mut slice[..]));
+                    }
+                }
+            };
+            let (_, rest) = rest.split_at_mut(at.offset as usize - base);
+            let (chunk, rest) = rest.split_at_mut(CHUNK);
+            out[c] = Some(chunk);
+            current = Some((block, at.offset as usize + CHUNK, rest));
+        }
+        out
+    }
+
+    /// Mark chunk `c` not allocated, its memory left as it is (for a chunk allocated ahead
+    /// that turned out to hold nothing; in a block of the table, so not given back).
+    pub(super) fn unallocate_chunk(&mut self, c: usize) {
+        if self.chunks[c].block != NO_BLOCK && !self.releasable {
+            self.chunks[c] = UNALLOCATED;
+            self.allocated_chunks -= 1;
+        }
     }
 
     pub(super) fn chunk_count(&self) -> usize {
@@ -367,6 +504,13 @@ impl PageMap {
             }
         }
         self.fill = Some(Box::new(fill));
+    }
+
+    /// Whether chunk `c` of the table holds a page of the fill.
+    pub(super) fn holds_fill_page(&self, c: usize) -> bool {
+        self.fill_chunks
+            .get(c / 64)
+            .is_some_and(|bits| bits & (1 << (c % 64)) != 0)
     }
 
     /// Bytes of the map's chunks, counting those holding fill pages as allocated: the map a
