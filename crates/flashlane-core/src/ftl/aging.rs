@@ -182,9 +182,19 @@ impl Ftl {
             || side(&labels),
             |(p, entries)| {
                 let ppn_base = *p as u64 * pages_per_plane + u64::from(fill.first_block) * ppb;
-                fill.stream_locals(*p, |k, local| {
-                    let local = local as usize;
-                    entries[local / CHUNK][local % CHUNK] = (ppn_base + k) as u32 + 1;
+                fill.stream_runs(*p, |k, local, len| {
+                    // A run at a time: consecutive entries, each one more (vectorised).
+                    let (mut k, mut local, mut len) = (k, local as usize, len as usize);
+                    while len > 0 {
+                        let at = local % CHUNK;
+                        let n = (CHUNK - at).min(len);
+                        let first = (ppn_base + k) as u32 + 1;
+                        for (i, entry) in entries[local / CHUNK][at..at + n].iter_mut().enumerate()
+                        {
+                            *entry = first + i as u32;
+                        }
+                        (k, local, len) = (k + n as u64, local + n, len - n);
+                    }
                 });
             },
         );
