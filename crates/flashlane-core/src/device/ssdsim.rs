@@ -302,7 +302,7 @@ impl Ssdsim {
         let die = {
             // The dies of idle chips with programs, in die order (so chip order).
             let mut candidates = self
-                .dies_with_programs(chips.start as usize * d..chips.end as usize * d)
+                .program_dies_in(chips.start as usize * d..chips.end as usize * d)
                 .filter(|&die| self.chip_idle(die / d, die_busy));
             match self.switches.program_order {
                 ProgramOrder::LowestIdleChip => candidates.next()?,
@@ -330,7 +330,7 @@ impl Ssdsim {
     }
 
     /// The dies in `dies` whose program queue is not empty, in increasing order.
-    fn dies_with_programs(&self, dies: std::ops::Range<usize>) -> impl Iterator<Item = usize> + '_ {
+    fn program_dies_in(&self, dies: std::ops::Range<usize>) -> impl Iterator<Item = usize> + '_ {
         let (start, end) = (dies.start, dies.end);
         (start / 64..end.div_ceil(64)).flat_map(move |word| {
             let low = word * 64;
