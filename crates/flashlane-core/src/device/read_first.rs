@@ -90,6 +90,16 @@ impl ReadFirst {
         first..(first + self.dies_per_chip).min(self.queues.len())
     }
 
+    /// The classes with work on `die` if it may start an operation (bit `class`), else 0.
+    #[inline]
+    fn idle_work(&self, die: usize, die_busy: &[bool]) -> u8 {
+        if die_busy[die] {
+            0
+        } else {
+            self.nonempty[die]
+        }
+    }
+
     /// Remove the transaction at `at` of `die`'s queue of `class`, of `chip`.
     fn take(&mut self, chip: u32, die: usize, class: usize, at: usize) -> Option<Transaction> {
         let queue = &mut self.queues[die][class];
@@ -132,13 +142,7 @@ impl DeviceScheduler for ReadFirst {
         }
         let dies = self.chip_dies(chip);
         // The highest class with work on an idle die of the chip.
-        let idle_work = |die: usize| {
-            if ctx.die_busy[die] {
-                0
-            } else {
-                self.nonempty[die]
-            }
-        };
+        let idle_work = |die: usize| self.idle_work(die, ctx.die_busy);
         let class = dies
             .clone()
             .map(|die| idle_work(die).trailing_zeros() as usize)
@@ -179,7 +183,7 @@ impl DeviceScheduler for ReadFirst {
         self.dies_per_chip == 0
             || self
                 .chip_dies(chip)
-                .any(|die| !die_busy[die] && self.nonempty[die] != 0)
+                .any(|die| self.idle_work(die, die_busy) != 0)
     }
 
     fn queued_per_chip(&self) -> &[u32] {

@@ -390,13 +390,14 @@ impl Ssdsim {
     /// operation of the chip's other queue).
     pub fn host_work_waiting(&self, chips: std::ops::Range<u32>) -> bool {
         let d = self.dies_per_chip;
-        chips.into_iter().any(|c| {
+        chips.clone().any(|c| {
             let c = c as usize;
-            !self.reads[c].is_empty()
-                || !self.others[c].is_empty()
-                || (!self.programs.is_empty()
-                    && (c * d..(c + 1) * d).any(|die| !self.programs[die].is_empty()))
-        })
+            !self.reads[c].is_empty() || !self.others[c].is_empty()
+        }) || (self.bound_programs > 0
+            && self
+                .program_dies_in(chips.start as usize * d..chips.end as usize * d)
+                .next()
+                .is_some())
     }
 
     /// Under `holds_channel`: a copyback or erase joins the job of its plane's victim.
