@@ -78,6 +78,13 @@ impl Labels {
     /// local `k * unit + j` of residue `r` (as `FillMap::local_of`).
     #[inline]
     pub(super) fn label(&self, lpn: u64) -> u32 {
+        self.residue_and_label(lpn).1
+    }
+
+    /// [`Labels::label`] of `lpn` and the residue whose labels it is among (`label / span`,
+    /// known here without that division).
+    #[inline]
+    pub(super) fn residue_and_label(&self, lpn: u64) -> (u32, u32) {
         let (lpn, unit, period) = (lpn as u32, self.unit, self.period);
         let (unit_index, within) = if unit.is_power_of_two() {
             (lpn >> unit.trailing_zeros(), lpn & (unit - 1))
@@ -92,7 +99,8 @@ impl Labels {
         } else {
             (unit_index / period, unit_index % period)
         };
-        (u64::from(residue) * self.span + u64::from(round * unit + within)) as u32
+        let label = u64::from(residue) * self.span + u64::from(round * unit + within);
+        (residue, label as u32)
     }
 
     /// Logical pages numbered per plane: labels `r * span ..` belong to residue `r`.
@@ -792,7 +800,7 @@ impl Job<'_> {
                 &mut forward[l >> chunk_bits][l & mask]
             }};
         }
-        let mut moves = Vec::with_capacity(ppb as usize);
+        let mut scratch = Vec::with_capacity(ppb as usize);
         let mut old_pages = [None; ENTRY_AHEAD];
         for (n, &label) in labels.iter().enumerate() {
             if let Some(&ahead) = labels.get(n + ENTRY_AHEAD) {
@@ -838,14 +846,14 @@ impl Job<'_> {
                 };
                 counters.gc_runs += 1;
                 planes.begin_moving(victim);
-                planes.drain_moving(victim, &mut moves);
+                let moves = planes.drain_moving(victim, &mut scratch);
                 // Each moved page's map entry is a random store in the plane's entries:
                 // asked for a few moves ahead.
                 for &ahead in moves.iter().take(MOVE_AHEAD) {
                     super::slot_index::prefetch(entry!(ahead));
                 }
                 let mut at = 0;
-                let placed = planes.append_run(&moves, |moved, block, page| {
+                let placed = planes.append_run(moves, |moved, block, page| {
                     if let Some(&ahead) = moves.get(at + MOVE_AHEAD) {
                         super::slot_index::prefetch(entry!(ahead));
                     }

@@ -192,6 +192,34 @@ impl Plane {
         self.blocks[b as usize].next = NONE;
     }
 
+    /// Move full block `b` from the list of its valid-page count to the end of the list one
+    /// lower, counting one valid page less: [`Plane::bucket_remove`], the decrement and
+    /// [`Plane::bucket_push`] in one (every invalidated page of a full block takes this step).
+    #[inline]
+    fn bucket_move_down(&mut self, b: u32) {
+        let block = &mut self.blocks[b as usize];
+        let v = block.valid_pages as usize;
+        let (prev, next) = (block.prev, block.next);
+        let tail = self.bucket_tail[v - 1];
+        block.valid_pages -= 1;
+        block.prev = tail;
+        block.next = NONE;
+        match prev {
+            NONE => self.bucket_head[v] = next,
+            p => self.blocks[p as usize].next = next,
+        }
+        match next {
+            NONE => self.bucket_tail[v] = prev,
+            n => self.blocks[n as usize].prev = prev,
+        }
+        // The lower list's tail is not `b`'s old neighbour: `b` was in another list.
+        match tail {
+            NONE => self.bucket_head[v - 1] = b,
+            t => self.blocks[t as usize].next = b,
+        }
+        self.bucket_tail[v - 1] = b;
+    }
+
     /// Order free blocks by `speed_key(block)` (smaller = faster) before erase count: a block
     /// opened for a write that wants a fast block is then the fastest free block; any other
     /// write still opens the least-erased one.
@@ -225,6 +253,7 @@ impl Plane {
 
     /// Take the next free page of the active block, opening the least-erased free block when
     /// needed. Returns (block, page) or `None` when the plane has no free page at all.
+    #[inline]
     pub fn allocate_page(&mut self, lpn: u32) -> Option<(u32, u32)> {
         self.allocate_page_in(lpn, false)
     }
@@ -234,7 +263,21 @@ impl Plane {
     /// per plane either way (a second one per plane costs garbage collection a block's worth
     /// of victims in every plane; docs/models/vios.md). Without speed ordering `fast` changes
     /// nothing.
+    #[inline]
     pub fn allocate_page_in(&mut self, lpn: u32, fast: bool) -> Option<(u32, u32)> {
+        // The usual page: the open block's next, not its last (aging places ~60 M of these).
+        if let Some(b) = self.active {
+            let block = &mut self.blocks[b as usize];
+            let page = block.next_page;
+            if page + 1 < self.pages_per_block {
+                if let Some(reverse) = block.reverse.as_mut() {
+                    reverse[page as usize] = lpn;
+                    block.valid_pages += 1;
+                    block.next_page += 1;
+                    return Some((b, page));
+                }
+            }
+        }
         self.allocate_in_frontier(lpn, Frontier::Normal, fast)
     }
 
@@ -250,6 +293,7 @@ impl Plane {
         }
     }
 
+    #[inline(never)]
     fn allocate_in_frontier(
         &mut self,
         lpn: u32,
@@ -299,15 +343,12 @@ impl Plane {
         reverse[page as usize] = INVALID;
         match block.state {
             BlockState::Full => {
-                self.bucket_remove(block_index);
-                let block = &mut self.blocks[block_index as usize];
-                block.valid_pages -= 1;
-                if block.valid_pages == 0 {
+                if block.valid_pages == 1 {
                     // A full block without valid data needs no reverse map until it is written
                     // again: memory follows the valid data, not the pages ever written.
                     block.reverse = None;
                 }
-                self.bucket_push(block_index);
+                self.bucket_move_down(block_index);
             }
             BlockState::Moving => {
                 block.valid_pages -= 1;
@@ -386,26 +427,34 @@ impl Plane {
     }
 
     /// The logical pages of `block_index`'s valid pages, a victim [`Plane::begin_moving`]
-    /// made, into `out`, in page order; the block is left as invalidating each of them leaves
-    /// it (no valid page, no reverse map), for a caller that moves them all.
-    pub(super) fn drain_moving(&mut self, block_index: u32, out: &mut Vec<u32>) {
+    /// made, in page order, written into `scratch` (grown as needed, its other entries left
+    /// as they are); the block is left as invalidating each of them leaves it (no valid page,
+    /// no reverse map), for a caller that moves them all.
+    pub(super) fn drain_moving<'a>(
+        &mut self,
+        block_index: u32,
+        scratch: &'a mut Vec<u32>,
+    ) -> &'a [u32] {
         let block = &mut self.blocks[block_index as usize];
         debug_assert_eq!(block.state, BlockState::Moving);
-        out.clear();
-        if let Some(reverse) = block.reverse.take() {
-            // Without a branch a page: a victim's valid pages lie at random, so a filter's
-            // branch mispredicted about every other page (a third of aging's plane kernel).
-            out.resize(reverse.len(), INVALID);
-            let mut kept = 0;
-            for &lpn in reverse.iter() {
-                if let Some(slot) = out.get_mut(kept) {
-                    *slot = lpn;
-                }
-                kept += usize::from(lpn != INVALID);
-            }
-            out.truncate(kept);
-        }
         block.valid_pages = 0;
+        let Some(reverse) = block.reverse.take() else {
+            return &[];
+        };
+        // Without a branch a page: a victim's valid pages lie at random, so a filter's branch
+        // mispredicted about every other page (a third of aging's plane kernel). Each slot is
+        // written before it counts, so `scratch` is not cleared first (a memset a victim).
+        if scratch.len() < reverse.len() {
+            scratch.resize(reverse.len(), INVALID);
+        }
+        let mut kept = 0;
+        for &lpn in reverse.iter() {
+            if let Some(slot) = scratch.get_mut(kept) {
+                *slot = lpn;
+            }
+            kept += usize::from(lpn != INVALID);
+        }
+        &scratch[..kept]
     }
 
     /// Place `lpns` one after another as [`Plane::allocate_page`] would, a block's worth at a

@@ -334,11 +334,9 @@ fn make_room(groups: &mut Vec<Vec<u32>>, residues: usize, writes: u64) {
 /// One round's picks drawn into `groups` ([`make_room`]), each residue's (labels
 /// `r * span ..`) in the order drawn.
 fn draw_round(groups: &mut [Vec<u32>], labels: &Labels, picks: &mut AgingPicks, writes: u64) {
-    // Labels fit in 32 bits (ftl/aging.rs), and so does a 32-bit division's cost.
-    let span = labels.span() as u32;
     for _ in 0..writes {
-        let label = labels.label(picks.draw());
-        if let Some(group) = groups.get_mut((label / span) as usize) {
+        let (residue, label) = labels.residue_and_label(picks.draw());
+        if let Some(group) = groups.get_mut(residue as usize) {
             group.push(label);
         }
     }
@@ -559,7 +557,9 @@ impl<'a> AgingPicks<'a> {
         self.candidates = state.candidates;
     }
 
-    /// The next filled page, in the order of the seeded stream.
+    /// The next filled page, in the order of the seeded stream. The drive filled as a
+    /// formula (aging's usual case) is tested inline, millions of times a round.
+    #[inline]
     fn draw(&mut self) -> u64 {
         if let (true, Some(filled), true) =
             (self.dense, &self.filled_fill, self.candidates.is_empty())
@@ -572,6 +572,12 @@ impl<'a> AgingPicks<'a> {
                 }
             }
         }
+        self.draw_loaded()
+    }
+
+    /// [`AgingPicks::draw`] where the test loads memory: candidates drawn ahead, prefetched.
+    #[inline(never)]
+    fn draw_loaded(&mut self) -> u64 {
         loop {
             while self.candidates.len() < CANDIDATES_AHEAD {
                 let candidate = if self.dense {
