@@ -2,7 +2,7 @@
 
 use std::collections::VecDeque;
 
-use super::{DeviceContext, DeviceScheduler, Transaction};
+use super::{CompanionFit, DeviceContext, DeviceScheduler, Transaction};
 use serde::{Deserialize, Serialize};
 
 use super::DeviceSchedulerKind;
@@ -63,9 +63,9 @@ impl DeviceScheduler for InOrder {
         &mut self,
         chip: u32,
         _die: u32,
-        fits: &dyn Fn(&Transaction) -> bool,
+        fits: &CompanionFit<'_>,
     ) -> Option<Transaction> {
-        let at = self.queue.iter().position(|t| t.chip == chip && fits(t))?;
+        let at = self.queue.iter().position(|t| t.chip == chip && fits.accepts(t))?;
         let txn = self.queue.remove(at)?;
         self.queued[chip as usize] -= 1;
         Some(txn)

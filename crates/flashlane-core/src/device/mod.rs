@@ -23,7 +23,7 @@ pub use drive_probe::{
     curve_from_probe, service_time_factors, CurvePoint, ParallelismCurve, ProbeOperation,
     MAX_SERVICE_TIME_FACTOR, PROBE_SCHEMA_VERSION,
 };
-pub use multiplane::MultiPlane;
+pub use multiplane::{CompanionFit, MultiPlane};
 pub use region_contention::{RegionContention, RegionContentionConfig};
 pub use region_runs::{RegionRuns, RegionRunsConfig};
 pub use ssdsim::{
@@ -173,7 +173,7 @@ pub trait DeviceScheduler {
         &mut self,
         _chip: u32,
         _die: u32,
-        _fits: &dyn Fn(&Transaction) -> bool,
+        _fits: &CompanionFit<'_>,
     ) -> Option<Transaction> {
         None
     }
@@ -192,7 +192,7 @@ crate::registry::registry! {
             &mut self,
             chip: u32,
             die: u32,
-            fits: &dyn Fn(&Transaction) -> bool
+            fits: &CompanionFit<'_>
         ) -> Option<Transaction>;
     }
 

@@ -34,6 +34,54 @@ fn joins(leader: TxnKind, companion: TxnKind, mapping_reads: bool) -> bool {
         }
 }
 
+/// What a queued transaction must be to join the group `leader` leads
+/// ([`super::DeviceScheduler::take_companion`]): of a kind that joins it, on its die, at its
+/// page index inside the block, on a plane the group does not use yet, and not a held program.
+/// A plain value rather than a closure, so a scheduler's scan of its queue tests it inline.
+pub struct CompanionFit<'a> {
+    leader: Transaction,
+    mapping_reads: bool,
+    planes_per_die: u32,
+    /// Planes of the die (bit `plane % planes_per_die`) the group already uses.
+    used_planes: u64,
+    held: &'a [(u32, u32)],
+}
+
+impl<'a> CompanionFit<'a> {
+    /// The test for a group of `leader` alone so far.
+    pub fn new(
+        leader: Transaction,
+        mapping_reads: bool,
+        planes_per_die: u32,
+        held: &'a [(u32, u32)],
+    ) -> Self {
+        CompanionFit {
+            leader,
+            mapping_reads,
+            planes_per_die,
+            used_planes: 1 << (leader.plane % planes_per_die),
+            held,
+        }
+    }
+
+    /// Whether `t` may join the group. The page index first: it is what most queued
+    /// transactions differ in.
+    #[inline]
+    pub fn accepts(&self, t: &Transaction) -> bool {
+        let leader = &self.leader;
+        t.page_in_block == leader.page_in_block
+            && t.die == leader.die
+            && joins(leader.kind, t.kind, self.mapping_reads)
+            && self.used_planes & (1 << (t.plane % self.planes_per_die)) == 0
+            && !is_held(self.held, t)
+    }
+
+    /// `companion` joined the group: its plane is taken.
+    fn joined(&mut self, companion: &Transaction) {
+        self.used_planes |= 1 << (companion.plane % self.planes_per_die);
+    }
+}
+
 pub struct MultiPlane {
     enabled: bool,
     /// `device.multiplane_mapping_reads`.
@@ -78,23 +126,15 @@ impl MultiPlane {
         if !self.enabled || !leads {
             return leader;
         }
-        let mapping_reads = self.mapping_reads;
         let members = &mut self.companions[leader.die as usize];
         let planes = self.planes_per_die;
-        let mut used_planes: u64 = 1 << (leader.plane % planes);
+        let mut fit = CompanionFit::new(leader, self.mapping_reads, planes, held);
         let mut group = leader;
         while (members.len() as u32) + 1 < planes {
-            let fits = |t: &Transaction| {
-                joins(leader.kind, t.kind, mapping_reads)
-                    && t.die == leader.die
-                    && t.page_in_block == leader.page_in_block
-                    && used_planes & (1 << (t.plane % planes)) == 0
-                    && !is_held(held, t)
-            };
-            let Some(companion) = device.take_companion(leader.chip, leader.die, &fits) else {
+            let Some(companion) = device.take_companion(leader.chip, leader.die, &fit) else {
                 break;
             };
-            used_planes |= 1 << (companion.plane % planes);
+            fit.joined(&companion);
             group.bytes += companion.bytes;
             // Planes program in parallel: the group ends with its slowest block ([variation]).
             group.program_ns = group.program_ns.max(companion.program_ns);

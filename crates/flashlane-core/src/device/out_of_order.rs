@@ -2,7 +2,7 @@
 
 use std::collections::VecDeque;
 
-use super::{DeviceContext, DeviceScheduler, Transaction};
+use super::{CompanionFit, DeviceContext, DeviceScheduler, Transaction};
 use serde::{Deserialize, Serialize};
 
 use super::DeviceSchedulerKind;
@@ -71,10 +71,10 @@ impl DeviceScheduler for OutOfOrder {
         &mut self,
         chip: u32,
         _die: u32,
-        fits: &dyn Fn(&Transaction) -> bool,
+        fits: &CompanionFit<'_>,
     ) -> Option<Transaction> {
         let queue = &mut self.queues[chip as usize];
-        let at = queue.iter().position(fits)?;
+        let at = queue.iter().position(|t| fits.accepts(t))?;
         let txn = queue.remove(at)?;
         self.queued[chip as usize] -= 1;
         Some(txn)

@@ -25,7 +25,7 @@
 
 use std::collections::VecDeque;
 
-use super::{DeviceContext, DeviceScheduler, Transaction, TxnKind};
+use super::{CompanionFit, DeviceContext, DeviceScheduler, Transaction, TxnKind};
 use serde::{Deserialize, Serialize};
 
 use super::DeviceSchedulerKind;
@@ -196,7 +196,7 @@ impl DeviceScheduler for ReadFirst {
         &mut self,
         chip: u32,
         die: u32,
-        fits: &dyn Fn(&Transaction) -> bool,
+        fits: &CompanionFit<'_>,
     ) -> Option<Transaction> {
         // Only `die`'s queues can hold a companion (the trait's contract).
         let die = die as usize;
@@ -204,7 +204,7 @@ impl DeviceScheduler for ReadFirst {
             if self.nonempty.get(die).is_none_or(|bits| bits & (1 << class) == 0) {
                 continue;
             }
-            if let Some(at) = self.queues[die][class].iter().position(|(_, t)| fits(t)) {
+            if let Some(at) = self.queues[die][class].iter().position(|(_, t)| fits.accepts(t)) {
                 return self.take(chip, die, class, at);
             }
         }
@@ -360,9 +360,10 @@ mod tests {
         enq(&mut s, a);
         let lead = nxt(&mut s, 0, &[false]).unwrap();
         assert_eq!(lead.request, 0);
-        let got = s.take_companion(0, 0, &|t| t.kind == TxnKind::Read && t.plane == 1);
+        let fit = CompanionFit::new(lead, false, 2, &[]);
+        let got = s.take_companion(0, 0, &fit);
         assert_eq!(got.map(|t| t.request), Some(1));
-        assert_eq!(s.take_companion(0, 0, &|_| true), None);
+        assert_eq!(s.take_companion(0, 0, &fit), None);
         assert_eq!(s.queued_per_chip(), &[0]);
     }
 }

@@ -10,7 +10,7 @@
 
 use std::collections::VecDeque;
 
-use super::{DeviceContext, DeviceScheduler, Transaction, TxnKind, NO_LPN};
+use super::{CompanionFit, DeviceContext, DeviceScheduler, Transaction, TxnKind, NO_LPN};
 use serde::{Deserialize, Serialize};
 
 use super::DeviceSchedulerKind;
@@ -244,10 +244,10 @@ impl DeviceScheduler for Sos {
         &mut self,
         chip: u32,
         _die: u32,
-        fits: &dyn Fn(&Transaction) -> bool,
+        fits: &CompanionFit<'_>,
     ) -> Option<Transaction> {
         let c = chip as usize;
-        let at = self.queues[c].iter().position(fits)?;
+        let at = self.queues[c].iter().position(|t| fits.accepts(t))?;
         let txn = self.queues[c].remove(at)?;
         self.dequeued(c);
         if txn.kind == TxnKind::Program && txn.lpn != NO_LPN {

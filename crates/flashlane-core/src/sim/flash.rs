@@ -102,7 +102,7 @@ impl Simulation {
 
     pub(super) fn start(&mut self, now: u64, txn: Transaction) {
         let die = txn.die as usize;
-        self.dies.die_issue.started(txn.die);
+        self.dies.die_issue.started(txn.chip, txn.die);
         self.dies.die_txn[die] = txn;
         self.dies.dies_working += 1;
         self.recorder.operation_started(now, &txn);
@@ -226,7 +226,7 @@ impl Simulation {
     /// The die's transaction finished. Sets `dispatch_pending` when a request completed.
     pub(super) fn on_done(&mut self, now: u64, die: u32) -> Result<(), Error> {
         let txn = self.dies.die_txn[die as usize];
-        self.dies.die_issue.finished(die);
+        self.dies.die_issue.finished(txn.chip, die);
         self.dies.dies_working -= 1;
         self.recorder.die_finished(now, txn.chip);
         if self.dies.multiplane.enabled() {

@@ -204,7 +204,7 @@ impl Simulation {
         debug_assert!(held, "GC job started on a busy channel");
         let die = erase.die;
         self.queue_changed(now, erase.chip);
-        self.dies.die_issue.started(die);
+        self.dies.die_issue.started(erase.chip, die);
         self.dies.die_txn[die as usize] = erase;
         self.dies.die_stage[die as usize] = Stage::EraseCommand;
         self.dies.dies_working += 1;
