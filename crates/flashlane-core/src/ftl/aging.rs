@@ -521,7 +521,10 @@ impl Ftl {
                 group,
                 plane,
                 target,
-                forward: entries,
+                forward: entries
+                    .into_iter()
+                    .map(|chunk| chunk.try_into().expect("map chunks are whole"))
+                    .collect(),
                 label_base,
                 labels,
                 counters: FtlCounters::default(),
@@ -617,8 +620,39 @@ fn on_threads<T: Send>(
 
 #[cfg(test)]
 mod tests {
-    use super::{gather_drive_map, on_threads, relabel_striped, ChunkedTable, CHUNK, INVALID};
+    use super::{
+        gather_drive_map, on_threads, relabel_striped, ChunkedTable, DivU32, CHUNK, INVALID,
+    };
     use std::sync::atomic::{AtomicBool, Ordering};
+
+    /// [`DivU32`] gives the quotient and remainder of `/` and `%`, at the edges and at random.
+    #[test]
+    fn div_u32_is_division() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        for d in [
+            1u32,
+            2,
+            3,
+            7,
+            64,
+            768,
+            1000,
+            4096,
+            65_535,
+            u32::MAX / 3,
+            u32::MAX,
+        ] {
+            let div = DivU32::new(d);
+            let edges = [0, 1, d - 1, d, d.saturating_add(1), u32::MAX - 1, u32::MAX];
+            for x in edges
+                .into_iter()
+                .chain((0..20_000).map(|_| rng.random::<u32>()))
+            {
+                assert_eq!(div.div_rem(x), (x / d, x % d), "{x} / {d}");
+            }
+        }
+    }
 
     /// The branch-free turning back of a reverse map gives, entry by entry, local * period +
     /// residue for a valid label (`FillMap::lpn_of` under page striping) and keeps invalid
@@ -734,6 +768,35 @@ mod tests {
     }
 }
 
+/// Division by a fixed `u32` as a multiplication (a divide takes 20-odd cycles; the kernel
+/// turns two physical pages a write into block and page): with `m` = ceil(2^64 / d), the
+/// quotient of any 32-bit `x` is the high 64 bits of `m * x` (Lemire, Kaser and Kurz, "Faster
+/// remainder by direct computation", 2019).
+#[derive(Clone, Copy)]
+struct DivU32 {
+    d: u32,
+    m: u64,
+}
+
+impl DivU32 {
+    fn new(d: u32) -> Self {
+        assert!(d > 0, "division by zero");
+        DivU32 {
+            d,
+            m: (u64::MAX / u64::from(d)).wrapping_add(1),
+        }
+    }
+
+    /// `(x / d, x % d)`.
+    #[inline]
+    fn div_rem(self, x: u32) -> (u32, u32) {
+        let q = ((u128::from(self.m) * u128::from(x)) >> 64) as u32;
+        // d = 1: m wrapped to 0, and x / 1 is x.
+        let q = if self.d == 1 { x } else { q };
+        (q, x - q * self.d)
+    }
+}
+
 /// The map chunks of each residue's plane-major labels (`span` a residue, a whole number of
 /// chunks), allocated, to index directly.
 fn plane_chunks(table: &mut ChunkedTable, residues: usize, span: u64) -> Vec<Vec<&mut [u32]>> {
@@ -758,7 +821,8 @@ struct Job<'a> {
     group: usize,
     plane: u32,
     target: &'a mut Plane,
-    forward: Vec<&'a mut [u32]>,
+    /// Whole chunks, so an entry's place in its chunk needs no bounds check.
+    forward: Vec<&'a mut [u32; CHUNK]>,
     label_base: u64,
     labels: &'a [u32],
     counters: FtlCounters,
@@ -776,7 +840,7 @@ impl Job<'_> {
     /// entries are indexed directly (every fill page has its entry,
     /// [`Ftl::begin_plane_major`]); a GC victim's valid pages are placed a block's worth at a
     /// time, each map entry written without being read first (the old page is the victim's,
-    /// its reverse entry says so); divisions are 32-bit.
+    /// its reverse entry says so); a physical page's block and page by a multiplication.
     fn write(&mut self, fill: Option<&FillMap>, shape: KernelShape) -> Result<(), (usize, Error)> {
         let KernelShape {
             ppb,
@@ -794,6 +858,7 @@ impl Job<'_> {
         let labels = self.labels;
         let local = |label: u32| (u64::from(label) - label_base) as usize;
         let mask = CHUNK - 1;
+        let per_block = DivU32::new(ppb);
         macro_rules! entry {
             ($label:expr) => {{
                 let l = local($label);
@@ -809,11 +874,11 @@ impl Job<'_> {
             if let Some(&ahead) = labels.get(n + BLOCK_AHEAD) {
                 let value = *entry!(ahead);
                 old_pages[(n + BLOCK_AHEAD) % ENTRY_AHEAD] = (value != 0).then(|| {
-                    let block = (value - 1 - base) / ppb;
+                    let (block, page) = per_block.div_rem(value - 1 - base);
                     if let Some(record) = planes.blocks.get(block as usize) {
                         super::slot_index::prefetch(record);
                     }
-                    (block, value - 1 - base - block * ppb)
+                    (block, page)
                 });
             }
             if let Some((block, page)) = old_pages[(n + REVERSE_AHEAD) % ENTRY_AHEAD] {
@@ -821,8 +886,7 @@ impl Job<'_> {
             }
             let value = *entry!(label);
             if value != 0 {
-                let old = value - 1 - base;
-                let (block, page) = (old / ppb, old % ppb);
+                let (block, page) = per_block.div_rem(value - 1 - base);
                 if !planes.invalidate(block, page) {
                     // A block still held by the fill's formula: its reverse map first.
                     let mut reverse = vec![INVALID; ppb as usize].into_boxed_slice();

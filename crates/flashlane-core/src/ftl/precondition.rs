@@ -559,7 +559,7 @@ impl<'a> AgingPicks<'a> {
 
     /// The next filled page, in the order of the seeded stream. The drive filled as a
     /// formula (aging's usual case) is tested inline, millions of times a round.
-    #[inline]
+    #[inline(always)]
     fn draw(&mut self) -> u64 {
         if let (true, Some(filled), true) =
             (self.dense, &self.filled_fill, self.candidates.is_empty())
