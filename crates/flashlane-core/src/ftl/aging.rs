@@ -331,29 +331,35 @@ fn gather_drive_map(
     let mut outcomes: Vec<Outcome> = Vec::new();
     {
         let mut dest = table.allocated_chunks_mut();
-        let mut halves: Vec<GatherPart> = (0..2).map(|_| GatherPart::default()).collect();
+        let mut parts: Vec<GatherPart> = (0..GATHER_PARTS).map(|_| GatherPart::default()).collect();
         let (mut c, mut released) = (0usize, 0u64);
         while c < chunks {
             let mut end = c + 1;
             while end < chunks && levels_done(end - 1) <= released {
                 end += 1;
             }
-            let mid = c + (end - c) / 2;
-            let mut front: Vec<_> = dest.drain(..end - c).collect();
-            halves[1].dest = front.split_off(mid - c);
-            halves[0].dest = front;
-            halves[0].first = c;
-            halves[1].first = mid;
+            // The step's chunks in nearly equal parts, taken by the threads one at a time.
+            let count = end - c;
+            let used = count.min(GATHER_PARTS);
+            let mut rest: Vec<_> = dest.drain(..count).collect();
+            let mut first = c;
+            for (k, part) in parts[..used].iter_mut().enumerate() {
+                let n = count / used + usize::from(k < count % used);
+                let tail = rest.split_off(n);
+                part.dest = std::mem::replace(&mut rest, tail);
+                part.first = first;
+                first += n;
+            }
             let source = &*plane_major;
             on_threads(
-                &mut halves,
+                &mut parts[..used],
                 None,
                 || {},
                 |part| {
                     part.gather(source, (unit, period), span, logical);
                 },
             );
-            for part in &mut halves {
+            for part in &mut parts[..used] {
                 outcomes.append(&mut part.outcomes);
             }
             let done = levels_done(end - 1);
@@ -373,6 +379,11 @@ fn gather_drive_map(
         }
     }
 }
+
+/// Parts a step of [`gather_drive_map`] is cut into, taken by the threads one at a time: two
+/// halves left one thread waiting for the other about half the time (a chunk's work varies
+/// with the page faults of its new pages), and a part's buffers are a chunk's worth.
+const GATHER_PARTS: usize = 8;
 
 /// A drive chunk the gather did not find as `expected` said.
 enum Outcome {
