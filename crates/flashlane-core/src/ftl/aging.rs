@@ -15,10 +15,9 @@
 //! entries are one contiguous run that stays in cache while the plane is aged. Every fill
 //! page gets its plane-major entry when aging starts (no formula look-ups while aging), and a
 //! plane's writes go through a kernel of their own ([`Ftl::age_planes`]), the planes shared
-//! among up to [`AGING_THREADS`] threads, each plane with the same thread every round (its
-//! block maps stay in one allocator arena). The picks do not depend on the drive either, so
-//! each round's are drawn, in the seeded order, while the round before is written (the first
-//! while the plane-major map is built). When aging ends the numbering is turned back: the
+//! among up to [`AGING_THREADS`] threads as each round's work falls (`on_threads`). The picks
+//! do not depend on the drive either, so each round's are drawn, in the seeded order, while
+//! the round before is written (the first while the plane-major map is built). When aging ends the numbering is turned back: the
 //! reverse maps entry by entry, then the forward map gathered a level of the plane-major map
 //! at a time (its chunk `l` of every residue, which share 2 MiB pages), both shared between
 //! the threads, the plane-major map released a level at a time (so the two never both hold
@@ -186,7 +185,6 @@ impl Ftl {
         // No allocation in these jobs: the planes may go to either thread.
         on_threads(
             &mut jobs,
-            None,
             || side(&labels),
             |(p, entries)| {
                 let ppn_base = *p as u64 * pages_per_plane + u64::from(fill.first_block) * ppb;
@@ -240,7 +238,6 @@ impl Ftl {
         let mut planes: Vec<(usize, &mut Plane)> = self.planes.iter_mut().enumerate().collect();
         on_threads(
             &mut planes,
-            None,
             || {},
             |(p, plane)| {
                 let (residue, _) = fill.plane_residue(*p);
@@ -353,7 +350,6 @@ fn gather_drive_map(
             let source = &*plane_major;
             on_threads(
                 &mut parts[..used],
-                None,
                 || {},
                 |part| {
                     part.gather(source, (unit, period), span, logical);
@@ -500,14 +496,12 @@ impl Ftl {
     /// numbered logical pages in order) with the garbage collection they cause: the drive
     /// ends as that many [`Ftl::write`]s leave it (see [`Ftl::ages_by_plane_kernel`] for
     /// when). Planes do not interact, so the groups are shared among threads (the counters
-    /// are sums), `side` running on this thread first (the next round's draws): this thread
-    /// takes the first `split` groups, or as many as balances the work when `split` is
-    /// `None`; `split` is set to what it took. For each group, the index of its failing label
-    /// and the error, if any.
+    /// are sums), `side` running on this thread first (the next round's draws) while the
+    /// other thread takes groups, then this thread takes groups too until none is left. For
+    /// each group, the index of its failing label and the error, if any.
     pub(super) fn age_planes(
         &mut self,
         groups: &[(u32, u64, &[u32])],
-        split: &mut Option<usize>,
         side: impl FnOnce(),
     ) -> Vec<Option<(usize, Error)>> {
         let shape = KernelShape {
@@ -542,9 +536,7 @@ impl Ftl {
                 failed: None,
             });
         }
-        *split = Some(on_threads(&mut jobs, *split, side, |job| {
-            job.run(fill, shape)
-        }));
+        on_threads(&mut jobs, side, |job| job.run(fill, shape));
         let mut failed: Vec<Option<(usize, Error)>> = groups.iter().map(|_| None).collect();
         for job in jobs {
             let c = &mut self.counters;
@@ -563,45 +555,37 @@ const AGING_THREADS: usize = 2;
 
 /// Run `work` on every item, shared among up to [`AGING_THREADS`] threads (planes do not
 /// interact, so which thread runs one does not matter), and `side` on this thread before it
-/// takes any. With `mine` this thread takes the first `mine` items and the others the rest;
-/// without, this thread takes items from the front and the others from the back, one at a
-/// time until they meet, so the side work is balanced. Returns how many items this thread
-/// took: aging fixes that split after its first round, so that a plane stays with one
-/// thread, its block maps allocated and freed in that thread's allocator arena (planes
-/// moving between threads, so between arenas, cost 30-180 MiB of peak memory when tried).
-/// `side` runs here so that what it allocates comes from this thread's arena too.
-fn on_threads<T: Send>(
-    items: &mut [T],
-    mine: Option<usize>,
-    side: impl FnOnce(),
-    work: impl Fn(&mut T) + Sync,
-) -> usize {
+/// takes any: this thread takes items from the front and the others from the back, one at a
+/// time until they meet, so the side work is balanced. A plane may so go to the other thread
+/// from one round to the next, and its block maps between the threads' allocator arenas: that
+/// cost 30-180 MiB of peak memory while every block opened had a new map, so aging then kept
+/// each plane with one thread after its first round; now a plane's block maps are mostly
+/// recycled within the plane (`Plane::spare_reverse`) and the split follows each round's work
+/// at no cost in memory (`venice-perf` aged: 837 MiB either way). `side` runs here so that
+/// what it allocates comes from this thread's arena.
+fn on_threads<T: Send>(items: &mut [T], side: impl FnOnce(), work: impl Fn(&mut T) + Sync) {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .clamp(1, AGING_THREADS);
-    let len = items.len();
     if threads == 1 {
         side();
         items.iter_mut().for_each(work);
-        return len;
+        return;
     }
     // The items not taken yet: this thread's from the front, the others' from the back.
-    let left = Mutex::new(0..len);
-    let mine = mine.map(|m| m.min(len));
+    let left = Mutex::new(0..items.len());
     let take = |front: bool| -> Option<usize> {
         let mut left = left.lock().unwrap_or_else(PoisonError::into_inner);
-        match (front, mine) {
-            (true, Some(m)) if left.start >= m => None,
-            (false, Some(m)) if left.end <= m => None,
-            (true, _) => left.next(),
-            (false, _) => left.next_back(),
+        if front {
+            left.next()
+        } else {
+            left.next_back()
         }
     };
     // A lock an item (never contended: each index is taken once).
     let queue: Vec<Mutex<&mut T>> = items.iter_mut().map(Mutex::new).collect();
     let run = |i: usize| work(&mut queue[i].lock().unwrap_or_else(PoisonError::into_inner));
     let (take, run) = (&take, &run);
-    let mut taken = 0;
     std::thread::scope(|scope| {
         let others: Vec<_> = (1..threads)
             .map(|_| {
@@ -615,7 +599,6 @@ fn on_threads<T: Send>(
         side();
         while let Some(i) = take(true) {
             run(i);
-            taken += 1;
         }
         // Joined, not just waited for: the scope's end returns once the threads' work is
         // done, possibly before a thread has handed its allocator arena back; the next
@@ -626,7 +609,6 @@ fn on_threads<T: Send>(
             }
         }
     });
-    taken
 }
 
 #[cfg(test)]
@@ -752,29 +734,19 @@ mod tests {
         }
     }
 
-    /// Every item runs once, whether the split is given or found, with the side work done
-    /// first on the calling thread; the calling thread takes the first items.
+    /// Every item runs once, with the side work done on the calling thread.
     #[test]
     fn on_threads_runs_every_item_once() {
         for items in [0usize, 1, 2, 7, 128] {
-            for mine in [None, Some(0), Some(1), Some(items / 3), Some(items + 5)] {
-                let mut runs = vec![0u32; items];
-                let side_done = AtomicBool::new(false);
-                let taken = on_threads(
-                    &mut runs,
-                    mine,
-                    || side_done.store(true, Ordering::SeqCst),
-                    |n| *n += 1,
-                );
-                assert!(runs.iter().all(|&n| n == 1), "{items} {mine:?}: {runs:?}");
-                assert!(side_done.load(Ordering::SeqCst));
-                assert!(taken <= items);
-                if let Some(mine) = mine {
-                    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-                    let expected = if threads > 1 { mine.min(items) } else { items };
-                    assert_eq!(taken, expected, "{items} {mine:?}");
-                }
-            }
+            let mut runs = vec![0u32; items];
+            let side_done = AtomicBool::new(false);
+            on_threads(
+                &mut runs,
+                || side_done.store(true, Ordering::SeqCst),
+                |n| *n += 1,
+            );
+            assert!(runs.iter().all(|&n| n == 1), "{items}: {runs:?}");
+            assert!(side_done.load(Ordering::SeqCst));
         }
     }
 }

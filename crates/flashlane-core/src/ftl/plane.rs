@@ -87,6 +87,23 @@ pub struct Plane {
     /// Full blocks by valid-page count: head and tail of a list each, oldest entry first.
     pub(super) bucket_head: Vec<u32>,
     pub(super) bucket_tail: Vec<u32>,
+    /// The reverse map a block last gave up (its valid data gone), for the next block opened:
+    /// an allocation and a free fewer a block (aging opens about 50 k blocks a round, and the
+    /// allocator's heap grew a page at a time, one system call each). Not state: a snapshot
+    /// leaves it out.
+    pub(super) spare_reverse: Option<Box<[u32]>>,
+}
+
+/// A reverse map for a block opened: `spare` (refilled) when there is one, else a new one.
+#[inline]
+fn new_reverse(spare: &mut Option<Box<[u32]>>, pages_per_block: u32) -> Box<[u32]> {
+    match spare.take() {
+        Some(mut reverse) if reverse.len() == pages_per_block as usize => {
+            reverse.fill(INVALID);
+            reverse
+        }
+        _ => vec![INVALID; pages_per_block as usize].into_boxed_slice(),
+    }
 }
 
 impl Plane {
@@ -124,6 +141,7 @@ impl Plane {
             pages_per_block,
             bucket_head: vec![NONE; pages_per_block as usize + 1],
             bucket_tail: vec![NONE; pages_per_block as usize + 1],
+            spare_reverse: None,
         }
     }
 
@@ -313,11 +331,12 @@ impl Plane {
             }
         };
         let pages_per_block = self.pages_per_block;
+        let spare = &mut self.spare_reverse;
         let block = &mut self.blocks[block_index as usize];
         let page = block.next_page;
         let reverse = block
             .reverse
-            .get_or_insert_with(|| vec![INVALID; pages_per_block as usize].into_boxed_slice());
+            .get_or_insert_with(|| new_reverse(spare, pages_per_block));
         reverse[page as usize] = lpn;
         block.valid_pages += 1;
         block.next_page += 1;
@@ -346,14 +365,14 @@ impl Plane {
                 if block.valid_pages == 1 {
                     // A full block without valid data needs no reverse map until it is written
                     // again: memory follows the valid data, not the pages ever written.
-                    block.reverse = None;
+                    self.spare_reverse = block.reverse.take();
                 }
                 self.bucket_move_down(block_index);
             }
             BlockState::Moving => {
                 block.valid_pages -= 1;
                 if block.valid_pages == 0 {
-                    block.reverse = None;
+                    self.spare_reverse = block.reverse.take();
                 }
             }
             _ => block.valid_pages -= 1,
@@ -454,6 +473,7 @@ impl Plane {
             }
             kept += usize::from(lpn != INVALID);
         }
+        self.spare_reverse = Some(reverse);
         &scratch[..kept]
     }
 
@@ -480,12 +500,11 @@ impl Plane {
                     b
                 }
             };
+            let spare = &mut self.spare_reverse;
             let block = &mut self.blocks[b as usize];
             let first = block.next_page;
             let take = ((ppb - first) as usize).min(rest.len());
-            let reverse = block
-                .reverse
-                .get_or_insert_with(|| vec![INVALID; ppb as usize].into_boxed_slice());
+            let reverse = block.reverse.get_or_insert_with(|| new_reverse(spare, ppb));
             reverse[first as usize..first as usize + take].copy_from_slice(&rest[..take]);
             for (page, &lpn) in (first..).zip(&rest[..take]) {
                 placed(lpn, b, page);

@@ -313,9 +313,6 @@ struct ByPlane {
     /// order of the picks is found by drawing its round again.
     current_start: Option<DrawState>,
     next_start: Option<DrawState>,
-    /// Planes the calling thread writes while the other thread writes the rest (this thread
-    /// draws first): set by the first round, then kept (`Ftl::age_planes`).
-    split: Option<usize>,
 }
 
 /// Empty `groups`, one per residue, with room for a round of `writes` picks: a residue's
@@ -379,7 +376,6 @@ impl ByPlane {
                 next,
                 next_drawn,
                 next_start,
-                split,
                 ..
             } = self;
             let jobs: Vec<(u32, u64, &[u32])> = current
@@ -394,7 +390,7 @@ impl ByPlane {
                 })
                 .collect();
             *next_drawn = more;
-            ftl.age_planes(&jobs, split, || {
+            ftl.age_planes(&jobs, || {
                 if more {
                     *next_start = Some(picks.save());
                     draw_round(next, labels, picks, writes);

@@ -463,6 +463,8 @@ fn save_plane<W: Write>(e: &mut Encoder<W>, plane: &Plane) -> io::Result<()> {
         pages_per_block: _,
         bucket_head,
         bucket_tail,
+        // A buffer, not state.
+        spare_reverse: _,
     } = plane;
     e.u32(active.unwrap_or(NONE))?;
     e.u32(active_gc.unwrap_or(NONE))?;
