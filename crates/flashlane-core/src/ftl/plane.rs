@@ -88,9 +88,9 @@ pub struct Plane {
     pub(super) bucket_head: Vec<u32>,
     pub(super) bucket_tail: Vec<u32>,
     /// The reverse map a block last gave up (its valid data gone), for the next block opened:
-    /// an allocation and a free fewer a block (aging opens about 50 k blocks a round, and the
-    /// allocator's heap grew a page at a time, one system call each). Not state: a snapshot
-    /// leaves it out.
+    /// an allocation and a free fewer a block (aging opens about 50 k blocks a round), and a
+    /// plane's maps stay in the allocator arena they came from, whichever thread ages the
+    /// plane (ftl/aging.rs, `on_threads`). Not state: a snapshot leaves it out.
     pub(super) spare_reverse: Option<Box<[u32]>>,
 }
 
