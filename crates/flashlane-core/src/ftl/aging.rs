@@ -17,18 +17,18 @@
 //! plane's writes go through a kernel of their own ([`Ftl::age_planes`]), the planes shared
 //! among up to [`AGING_THREADS`] threads as each round's work falls (`on_threads`). The picks
 //! do not depend on the drive either, so each round's are drawn, in the seeded order, while
-//! the round before is written (the first while the plane-major map is built). When aging ends the numbering is turned back: the
-//! reverse maps entry by entry, then the forward map gathered a level of the plane-major map
-//! at a time (its chunk `l` of every residue, which share 2 MiB pages), both shared between
-//! the threads, the plane-major map released a level at a time (so the two never both hold
-//! the whole map).
+//! the round before is written (the first while the plane-major map is built). When aging
+//! ends the numbering is turned back: the reverse maps entry by entry, then the forward map
+//! gathered a level of the plane-major map at a time (its chunk `l` of every residue, which
+//! share 2 MiB pages), both shared between the threads, the plane-major map released a level
+//! at a time (so the two never both hold the whole map).
 //!
 //! Used after a fill written as a formula (so the forward map has no entry yet), without the
 //! integrity shadow (indexed by logical page), under static allocation and on drives of at
 //! least [`PLANE_MAJOR_FROM_PAGES`] logical pages; otherwise aging writes in the order of the
 //! picks, as before. Either way aging costs a random overwrite per pick plus the GC moves it
-//! causes (on `venice-perf`, 8.4 M overwrites and 20-30 M moves a round, about 0.55-0.8 s of
-//! CPU a round in the kernel, plus 0.11 s for the round's draws): it is the one part of
+//! causes (on `venice-perf`, 8.4 M overwrites and 20-30 M moves a round, about 0.45 s of CPU
+//! a round in the kernel, plus 0.11 s for the round's draws): it is the one part of
 //! preconditioning that still grows with the pages written.
 
 use super::fill::FillMap;
@@ -376,9 +376,10 @@ fn gather_drive_map(
     }
 }
 
-/// Parts a step of [`gather_drive_map`] is cut into, taken by the threads one at a time: two
-/// halves left one thread waiting for the other about half the time (a chunk's work varies
-/// with the page faults of its new pages), and a part's buffers are a chunk's worth.
+/// Parts a step of [`gather_drive_map`] is cut into, taken by the threads one at a time: with
+/// two halves one thread waited for the other through much of each step (the phase took
+/// 0.4 s with 1.3 threads busy on `venice-perf`; 0.25 s in 8 parts), and a part's buffers
+/// are only a chunk's worth.
 const GATHER_PARTS: usize = 8;
 
 /// A drive chunk the gather did not find as `expected` said.
