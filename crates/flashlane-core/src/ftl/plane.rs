@@ -198,6 +198,15 @@ impl Plane {
     fn bucket_remove(&mut self, b: u32) {
         let v = self.blocks[b as usize].valid_pages as usize;
         let (prev, next) = (self.blocks[b as usize].prev, self.blocks[b as usize].next);
+        self.join_neighbours(v, prev, next);
+        self.blocks[b as usize].prev = NONE;
+        self.blocks[b as usize].next = NONE;
+    }
+
+    /// Link `prev` and `next`, the neighbours of a block leaving list `v`, to each other (or
+    /// make them the list's ends).
+    #[inline]
+    fn join_neighbours(&mut self, v: usize, prev: u32, next: u32) {
         match prev {
             NONE => self.bucket_head[v] = next,
             p => self.blocks[p as usize].next = next,
@@ -206,8 +215,6 @@ impl Plane {
             NONE => self.bucket_tail[v] = prev,
             n => self.blocks[n as usize].prev = prev,
         }
-        self.blocks[b as usize].prev = NONE;
-        self.blocks[b as usize].next = NONE;
     }
 
     /// Move full block `b` from the list of its valid-page count to the end of the list one
@@ -222,14 +229,7 @@ impl Plane {
         block.valid_pages -= 1;
         block.prev = tail;
         block.next = NONE;
-        match prev {
-            NONE => self.bucket_head[v] = next,
-            p => self.blocks[p as usize].next = next,
-        }
-        match next {
-            NONE => self.bucket_tail[v] = prev,
-            n => self.blocks[n as usize].prev = prev,
-        }
+        self.join_neighbours(v, prev, next);
         // The lower list's tail is not `b`'s old neighbour: `b` was in another list.
         match tail {
             NONE => self.bucket_head[v - 1] = b,
