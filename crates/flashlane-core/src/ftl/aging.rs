@@ -130,13 +130,7 @@ impl Ftl {
         let fill = self.map.fill()?;
         let own_fill = fill.clone();
         let planes = self.planes.len();
-        let span = (0..planes)
-            .map(|p| fill.plane_residue(p).1)
-            .max()?
-            .next_multiple_of(CHUNK as u64);
-        if span * planes as u64 >= u64::from(INVALID) {
-            return None;
-        }
+        let span = plane_major_span(fill, planes)?;
         let plane_major = fill.plane_major(span);
         for (p, plane) in self.planes.iter_mut().enumerate() {
             let base = fill.plane_residue(p).0 * span;
@@ -158,9 +152,7 @@ impl Ftl {
         // time): turning the numbering back uses up the residues' chunks j together, so
         // each block is freed whole as it goes.
         let per_residue = (span / CHUNK as u64) as usize;
-        table.allocate_in_order(
-            (0..per_residue).flat_map(|j| (0..planes).map(move |r| r * per_residue + j)),
-        );
+        allocate_level_major(table, planes, span);
         table.advise_huge_pages_where(|c| {
             let (r, j) = ((c / per_residue) as u64, (c % per_residue) as u64);
             let first = j * CHUNK as u64;
@@ -217,6 +209,107 @@ impl Ftl {
         })
     }
 
+    /// Map every logical page a valid reverse entry holds to that physical page (a snapshot's
+    /// load, `rebuild_map`), by way of the plane-major numbering: each plane's entries go
+    /// into its own run of a plane-major map (a plane's run stays in cache; entry by entry
+    /// into the drive's map, 84 M random stores on `venice-perf` aged were half of a load),
+    /// the planes shared between the threads, then the drive's map is gathered from it as
+    /// when aging ends. Where that numbering applies (as [`Ftl::begin_plane_major`]; a map
+    /// with no entry yet), the reverse entries are many (a quarter of the logical pages or
+    /// more: the route costs a pass over the whole map, 0.2 s and 240 MB for a full
+    /// `ssdsim-platform` drive, whose blocks are all held by the fill's formula) and every
+    /// one lies on its own plane, as static allocation keeps them; false, the map left as it
+    /// was, otherwise.
+    pub(super) fn rebuild_map_by_planes(&mut self) -> bool {
+        if self.dynamic
+            || !self.map.no_entry_written()
+            || self.logical_pages() < PLANE_MAJOR_FROM_PAGES
+        {
+            return false;
+        }
+        let entries: u64 = self
+            .planes
+            .iter()
+            .flat_map(|plane| plane.blocks.iter())
+            .filter(|block| block.reverse.is_some())
+            .map(|block| u64::from(block.valid_pages))
+            .sum();
+        if entries * 4 < self.logical_pages() {
+            return false;
+        }
+        let Some(fill) = self.map.fill() else {
+            return false;
+        };
+        let planes = self.planes.len();
+        let Some(span) = plane_major_span(fill, planes) else {
+            return false;
+        };
+        let (unit, period) = fill.unit_and_period();
+        let labels = Labels {
+            span,
+            unit: unit as u32,
+            period: period as u32,
+        };
+        let residues: Vec<u64> = (0..planes).map(|p| fill.plane_residue(p).0).collect();
+        let mut plane_major = ChunkedTable::releasable(span * planes as u64);
+        allocate_level_major(&mut plane_major, planes, span);
+        let mut forward = plane_chunks(&mut plane_major, planes, span);
+        let (pages_per_plane, ppb) = (
+            self.pages_per_plane,
+            u64::from(self.geometry.pages_per_block),
+        );
+        let mut jobs: Vec<(usize, &Plane, Vec<&mut [u32]>, bool)> = self
+            .planes
+            .iter()
+            .enumerate()
+            .map(|(p, plane)| {
+                let entries = forward
+                    .get_mut(residues[p] as usize)
+                    .map(std::mem::take)
+                    .unwrap_or_default();
+                (p, plane, entries, true)
+            })
+            .collect();
+        on_threads(
+            &mut jobs,
+            || {},
+            |(p, plane, entries, on_own_plane)| {
+                let residue = residues[*p];
+                for (b, block) in plane.blocks.iter().enumerate() {
+                    let Some(reverse) = &block.reverse else {
+                        continue;
+                    };
+                    let first = *p as u64 * pages_per_plane + b as u64 * ppb;
+                    for (page, &lpn) in reverse.iter().enumerate() {
+                        if lpn == INVALID {
+                            continue;
+                        }
+                        let (r, label) = labels.residue_and_label(u64::from(lpn));
+                        let local = (u64::from(label) - u64::from(r) * span) as usize;
+                        let entry = entries
+                            .get_mut(local / CHUNK)
+                            .and_then(|chunk| chunk.get_mut(local % CHUNK));
+                        match entry {
+                            Some(entry) if u64::from(r) == residue => {
+                                *entry = (first + page as u64 + 1) as u32;
+                            }
+                            _ => {
+                                *on_own_plane = false;
+                                return;
+                            }
+                        }
+                    }
+                }
+            },
+        );
+        if jobs.iter().any(|(_, _, _, on_own_plane)| !on_own_plane) {
+            return false;
+        }
+        drop(jobs);
+        gather_fill_chunks(&mut self.map, &mut plane_major, (unit, period), span);
+        true
+    }
+
     /// Number the logical pages as before [`Ftl::begin_plane_major`] again.
     pub(super) fn end_plane_major(&mut self, numbering: PlaneMajor) {
         let PlaneMajor {
@@ -233,7 +326,6 @@ impl Ftl {
         }
         let unit = self.static_map.stripe_unit_pages();
         let period = self.static_map.period();
-        let logical = self.map.logical_pages();
         // The reverse maps first, the planes shared among the threads (nothing allocated).
         let mut planes: Vec<(usize, &mut Plane)> = self.planes.iter_mut().enumerate().collect();
         on_threads(
@@ -253,21 +345,52 @@ impl Ftl {
                 }
             },
         );
-        // Aging overwrote only filled pages, so the chunks holding an entry are those holding
-        // a fill page (the gather checks).
-        let map = &mut self.map;
-        let expected: Vec<bool> = (0..map.table.chunk_count())
-            .map(|c| map.holds_fill_page(c))
-            .collect();
-        gather_drive_map(
-            &mut map.table,
-            &expected,
-            &mut plane_major.table,
-            (unit, period),
-            span,
-            logical,
-        );
+        gather_fill_chunks(&mut self.map, &mut plane_major.table, (unit, period), span);
     }
+}
+
+/// Logical pages numbered per plane in the plane-major numbering of `fill`'s `planes`: the
+/// most any plane holds, a whole number of map chunks; `None` when the labels would not fit in
+/// 32 bits.
+fn plane_major_span(fill: &FillMap, planes: usize) -> Option<u64> {
+    let span = (0..planes)
+        .map(|p| fill.plane_residue(p).1)
+        .max()?
+        .next_multiple_of(CHUNK as u64);
+    (span * (planes as u64) < u64::from(INVALID)).then_some(span)
+}
+
+/// Allocate a plane-major map's chunks level-major: chunk `j` of every residue side by side
+/// (the gather uses them up, and releases them, a level at a time).
+fn allocate_level_major(table: &mut ChunkedTable, planes: usize, span: u64) {
+    let per_residue = (span / CHUNK as u64) as usize;
+    table.allocate_in_order(
+        (0..per_residue).flat_map(|j| (0..planes).map(move |r| r * per_residue + j)),
+    );
+}
+
+/// The drive's map gathered from `plane_major` ([`gather_drive_map`]), expecting entries in
+/// the chunks holding a fill page: aging overwrites only filled pages, and a snapshot of a
+/// preconditioned drive holds those (the gather checks, and allocates exactly the chunks
+/// holding an entry either way).
+fn gather_fill_chunks(
+    map: &mut PageMap,
+    plane_major: &mut ChunkedTable,
+    (unit, period): (u64, u64),
+    span: u64,
+) {
+    let logical = map.logical_pages();
+    let expected: Vec<bool> = (0..map.table.chunk_count())
+        .map(|c| map.holds_fill_page(c))
+        .collect();
+    gather_drive_map(
+        &mut map.table,
+        &expected,
+        plane_major,
+        (unit, period),
+        span,
+        logical,
+    );
 }
 
 /// A reverse map's plane-major labels (`base` + local) turned back into the logical pages

@@ -310,6 +310,9 @@ impl Ftl {
     /// the map is allocated when a page of it is first mapped, as when the pages were written
     /// (only the order of the chunks in memory differs), so `memory.mapping_bytes` is the same.
     fn rebuild_map(&mut self) {
+        if self.rebuild_map_by_planes() {
+            return;
+        }
         let pages_per_block = self.geometry.pages_per_block as usize;
         for (p, plane) in self.planes.iter().enumerate() {
             for (b, block) in plane.blocks.iter().enumerate() {
@@ -647,6 +650,7 @@ fn state_of(code: u8) -> io::Result<BlockState> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ftl::mapping::PageMap;
     use crate::ftl::{FtlConfig, VariationConfig};
     use crate::geometry::Geometry;
 
@@ -748,6 +752,52 @@ mod tests {
             );
         }
         bytes
+    }
+
+    /// A reverse entry off its own plane (which static allocation never leaves) makes the
+    /// plane-major rebuild give up, changing nothing, and the entry-by-entry one map it.
+    #[test]
+    fn a_reverse_entry_off_its_plane_is_mapped_entry_by_entry() {
+        let (ftl, build) = filled();
+        let mut loaded = build();
+        loaded
+            .load_state(&mut Decoder::new(&saved(&ftl)[..]))
+            .unwrap();
+        // Swap a valid reverse entry of plane 0 with one of plane 1.
+        let find = |ftl: &Ftl, p: usize| {
+            ftl.planes[p]
+                .blocks
+                .iter()
+                .enumerate()
+                .find_map(|(b, block)| {
+                    let reverse = block.reverse.as_ref()?;
+                    let page = reverse.iter().position(|&l| l != INVALID)?;
+                    Some((b, page, reverse[page]))
+                })
+        };
+        let fill = loaded.map.fill().unwrap().clone();
+        let fresh_map = |logical: u64| {
+            let mut map = PageMap::new(logical);
+            map.install_fill(fill.clone());
+            map
+        };
+        // As saved, the drive takes the plane-major route.
+        loaded.map = fresh_map(loaded.logical_pages());
+        assert!(loaded.rebuild_map_by_planes());
+        let (b0, page0, lpn0) = find(&loaded, 0).unwrap();
+        let (b1, page1, lpn1) = find(&loaded, 1).unwrap();
+        loaded.planes[0].blocks[b0].reverse.as_mut().unwrap()[page0] = lpn1;
+        loaded.planes[1].blocks[b1].reverse.as_mut().unwrap()[page1] = lpn0;
+        loaded.map = fresh_map(loaded.logical_pages());
+        assert!(!loaded.rebuild_map_by_planes());
+        assert!(loaded.map.no_entry_written(), "nothing changed");
+        loaded.rebuild_map();
+        let ppb = u64::from(loaded.geometry.pages_per_block);
+        let ppn = |p: usize, b: usize, page: usize| {
+            (p as u64 * loaded.pages_per_plane + b as u64 * ppb + page as u64) as u32
+        };
+        assert_eq!(loaded.map.get(u64::from(lpn1)), Some(ppn(0, b0, page0)));
+        assert_eq!(loaded.map.get(u64::from(lpn0)), Some(ppn(1, b1, page1)));
     }
 
     fn saved(ftl: &Ftl) -> Vec<u8> {
