@@ -996,13 +996,11 @@ impl Job<'_> {
                 let (block, page) = per_block.div_rem(value - 1 - base);
                 if !planes.invalidate(block, page) {
                     // A block still held by the fill's formula: its reverse map first.
-                    let mut reverse = vec![INVALID; ppb as usize].into_boxed_slice();
-                    let b = &planes.blocks[block as usize];
-                    let written = (b.next_page as usize).min(ppb as usize);
-                    if let Some(fill) = fill {
-                        fill.block_lpns(p, block, &mut reverse[..written]);
-                    }
-                    planes.blocks[block as usize].reverse = Some(reverse);
+                    planes.materialise(block, |lpns| {
+                        if let Some(fill) = fill {
+                            fill.block_lpns(p, block, lpns);
+                        }
+                    });
                     planes.invalidate(block, page);
                 }
             }

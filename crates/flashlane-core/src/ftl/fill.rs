@@ -860,14 +860,12 @@ impl Ftl {
     /// Give full block `block` of `plane`, which holds fill pages as a formula, its reverse
     /// map (before a page of it is invalidated).
     pub(super) fn materialise_block(&mut self, plane: u32, block: u32) {
-        let ppb = self.geometry.pages_per_block as usize;
-        let mut reverse = vec![INVALID; ppb].into_boxed_slice();
-        let b = &self.planes[plane as usize].blocks[block as usize];
-        let written = (b.next_page as usize).min(ppb);
-        if let Some(fill) = self.map.fill() {
-            fill.block_lpns(plane as usize, block, &mut reverse[..written]);
-        }
-        self.planes[plane as usize].blocks[block as usize].reverse = Some(reverse);
+        let fill = self.map.fill();
+        self.planes[plane as usize].materialise(block, |lpns| {
+            if let Some(fill) = fill {
+                fill.block_lpns(plane as usize, block, lpns);
+            }
+        });
     }
 }
 

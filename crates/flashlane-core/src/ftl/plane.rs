@@ -95,7 +95,8 @@ pub struct Plane {
 }
 
 /// A reverse map for a block opened: `spare` (refilled) when there is one, else a new one.
-#[inline]
+/// Once a block, so out of line.
+#[inline(never)]
 fn new_reverse(spare: &mut Option<Box<[u32]>>, pages_per_block: u32) -> Box<[u32]> {
     match spare.take() {
         Some(mut reverse) if reverse.len() == pages_per_block as usize => {
@@ -219,7 +220,8 @@ impl Plane {
 
     /// Move full block `b` from the list of its valid-page count to the end of the list one
     /// lower, counting one valid page less: [`Plane::bucket_remove`], the decrement and
-    /// [`Plane::bucket_push`] in one (every invalidated page of a full block takes this step).
+    /// [`Plane::bucket_push`] in one (every invalidated page of a full block takes this step;
+    /// written out, it saves aging the unlinked block's cleared links and a call).
     #[inline]
     fn bucket_move_down(&mut self, b: u32) {
         let block = &mut self.blocks[b as usize];
@@ -283,7 +285,8 @@ impl Plane {
     /// nothing.
     #[inline]
     pub fn allocate_page_in(&mut self, lpn: u32, fast: bool) -> Option<(u32, u32)> {
-        // The usual page: the open block's next, not its last (aging places ~60 M of these).
+        // The usual page, inline: the open block's next, not its last (aging places ~60 M
+        // of these; the general path inline instead cost aging 2 % more instructions).
         if let Some(b) = self.active {
             let block = &mut self.blocks[b as usize];
             let page = block.next_page;
@@ -311,6 +314,27 @@ impl Plane {
         }
     }
 
+    /// Open a free block for `frontier`: a write that wants a fast block takes the fastest
+    /// free one (under speed ordering); any other the least-erased (dynamic wear levelling).
+    /// Once a block's worth of pages, so out of line.
+    #[inline(never)]
+    fn open_free_block(&mut self, frontier: Frontier, fast: bool) -> Option<u32> {
+        let b = self.take_free(fast)?;
+        self.blocks[b as usize].state = BlockState::Active;
+        self.opened_blocks += 1;
+        *self.open_block(frontier) = Some(b);
+        Some(b)
+    }
+
+    /// Open block `b` of `frontier` took its last page: full, a garbage-collection candidate.
+    /// Once a block's worth of pages, so out of line.
+    #[inline(never)]
+    fn close_full(&mut self, b: u32, frontier: Frontier) {
+        self.blocks[b as usize].state = BlockState::Full;
+        *self.open_block(frontier) = None;
+        self.bucket_push(b);
+    }
+
     #[inline(never)]
     fn allocate_in_frontier(
         &mut self,
@@ -320,15 +344,7 @@ impl Plane {
     ) -> Option<(u32, u32)> {
         let block_index = match *self.open_block(frontier) {
             Some(b) => b,
-            None => {
-                // A write that wants a fast block takes the fastest free one (under speed
-                // ordering); any other the least-erased (dynamic wear levelling).
-                let b = self.take_free(fast)?;
-                self.blocks[b as usize].state = BlockState::Active;
-                self.opened_blocks += 1;
-                *self.open_block(frontier) = Some(b);
-                b
-            }
+            None => self.open_free_block(frontier, fast)?,
         };
         let pages_per_block = self.pages_per_block;
         let spare = &mut self.spare_reverse;
@@ -341,9 +357,7 @@ impl Plane {
         block.valid_pages += 1;
         block.next_page += 1;
         if block.next_page == pages_per_block {
-            block.state = BlockState::Full;
-            *self.open_block(frontier) = None;
-            self.bucket_push(block_index);
+            self.close_full(block_index, frontier);
         }
         Some((block_index, page))
     }
@@ -378,6 +392,16 @@ impl Plane {
             _ => block.valid_pages -= 1,
         }
         true
+    }
+
+    /// Give full block `block`, which holds fill pages as a formula ([`Block::holds_fill`]),
+    /// its reverse map before a page of it is invalidated: `lpns` writes the logical pages of
+    /// its written pages (`FillMap::block_lpns`), the rest stay [`INVALID`].
+    pub(super) fn materialise(&mut self, block: u32, lpns: impl FnOnce(&mut [u32])) {
+        let mut reverse = vec![INVALID; self.pages_per_block as usize].into_boxed_slice();
+        let written = (self.blocks[block as usize].next_page as usize).min(reverse.len());
+        lpns(&mut reverse[..written]);
+        self.blocks[block as usize].reverse = Some(reverse);
     }
 
     /// Fill a plane fresh from the factory (nothing written, reserved blocks aside) with
@@ -490,15 +514,10 @@ impl Plane {
         while !rest.is_empty() {
             let b = match self.active {
                 Some(b) => b,
-                None => {
-                    let Some(b) = self.take_free(false) else {
-                        return false;
-                    };
-                    self.blocks[b as usize].state = BlockState::Active;
-                    self.opened_blocks += 1;
-                    self.active = Some(b);
-                    b
-                }
+                None => match self.open_free_block(Frontier::Normal, false) {
+                    Some(b) => b,
+                    None => return false,
+                },
             };
             let spare = &mut self.spare_reverse;
             let block = &mut self.blocks[b as usize];
@@ -512,9 +531,7 @@ impl Plane {
             block.valid_pages += take as u32;
             block.next_page += take as u32;
             if block.next_page == ppb {
-                block.state = BlockState::Full;
-                self.active = None;
-                self.bucket_push(b);
+                self.close_full(b, Frontier::Normal);
             }
             rest = &rest[take..];
         }
