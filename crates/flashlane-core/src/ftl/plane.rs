@@ -286,7 +286,7 @@ impl Plane {
     #[inline]
     pub fn allocate_page_in(&mut self, lpn: u32, fast: bool) -> Option<(u32, u32)> {
         // The usual page, inline: the open block's next, not its last (aging places ~60 M
-        // of these; the general path inline instead cost aging 2 % more instructions).
+        // of these).
         if let Some(b) = self.active {
             let block = &mut self.blocks[b as usize];
             let page = block.next_page;
